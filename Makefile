@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# codetag project entry points (this is not the kernel's Makefile).
+#
+#   make demo    build the guest kernel once, boot it, show codetag at work
+#   make check   every test layer; last line "N passed, N failed"
+#   make shell   boot the guest to a busybox shell (debugfs mounted)
+#   make patch   one diff against pristine 6.1: build/codetag-6.1.patch
+#   make clean   remove build/ (the compiler cache outside it stays)
+
+H := tools/testing/codetag
+
+.PHONY: demo check shell patch clean
+
+demo:
+	@$(H)/demo.sh
+
+check:
+	@$(H)/check.sh
+
+shell:
+	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
+	 $(H)/harness.sh kernel guest && $(H)/harness.sh initramfs guest && \
+	 $(H)/harness.sh boot guest shell
+
+patch:
+	@$(H)/harness.sh deps && $(H)/harness.sh patch
+
+clean:
+	rm -rf build

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make check": every test layer, one "ok"/"not ok" line per check, and a
+# last line "N passed, N failed". Exits non-zero if anything failed.
+#
+# Build output goes to build/logs/; a failing step prints the tail of its
+# log. CODETAG_CHECK_SKIP="debug patch" leaves layers out while developing;
+# the layers left out are reported as failed, never as passed.
+
+set -uo pipefail
+
+HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HARNESS/../../.." && pwd)
+B=$ROOT/build
+LOGS=$B/logs
+H=$HARNESS/harness.sh
+PASS=0
+FAIL=0
+
+mkdir -p "$LOGS"
+
+pass() { echo "ok - $*"; PASS=$((PASS + 1)); }
+fail() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
+
+# step NAME LOG COMMAND...: run a build step quietly; one check line.
+step() {
+	local name=$1 log=$LOGS/$2.log
+	shift 2
+	if "$@" > "$log" 2>&1; then
+		pass "$name"
+		return 0
+	fi
+	fail "$name (log: ${log#$ROOT/})"
+	tail -25 "$log" | sed 's/^/#   /'
+	return 1
+}
+
+skipped() {
+	case " ${CODETAG_CHECK_SKIP:-} " in
+	*" $1 "*) fail "$1: skipped by CODETAG_CHECK_SKIP"; return 0 ;;
+	esac
+	return 1
+}
+
+# Results of a guest run: its ok/not ok lines, a complete run, a clean
+# console.
+guest_results() {
+	local flavor=$1 results=$B/results-$flavor.txt console=$LOGS/boot-$flavor.log
+	local n=0 line splats
+
+	if [ -f "$results" ]; then
+		while IFS= read -r line; do
+			line=${line%$'\r'}
+			case $line in
+			"ok - "*) pass "$flavor: ${line#ok - }"; n=$((n + 1)) ;;
+			"not ok - "*) fail "$flavor: ${line#not ok - }"; n=$((n + 1)) ;;
+			esac
+		done < "$results"
+	fi
+	if grep -q "codetag guest: done" "$console"; then
+		pass "$flavor: guest ran all tests and shut down ($n checks)"
+	else
+		fail "$flavor: guest did not finish (console: ${console#$ROOT/})"
+		tail -30 "$console" | sed 's/^/#   /'
+	fi
+	splats='BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|sleeping function called from invalid context|general protection fault|Oops|Kernel panic|Call Trace'
+	if grep -Eq "$splats" "$console"; then
+		fail "$flavor: console free of splats"
+		grep -E -m 10 "$splats" "$console" | sed 's/^/#   /'
+	else
+		pass "$flavor: console free of splats"
+	fi
+}
+
+guest_layer() {
+	local flavor=$1
+	skipped "$flavor" && return
+	step "$flavor: kernel builds" "kernel-$flavor" "$H" kernel "$flavor" || return
+	step "$flavor: test modules and initramfs build" "initramfs-$flavor" \
+		"$H" initramfs "$flavor" || return
+	"$H" boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
+	guest_results "$flavor"
+}
+
+kunit_layer() {
+	local log=$LOGS/kunit.log line n=0
+	skipped kunit && return
+	"$H" kunit > "$log" 2>&1
+	local rc=$?
+	# kunit.py prints "[PASSED] case" per test case; suite lines have "====".
+	while IFS= read -r line; do
+		case $line in
+		*"===="*) ;;
+		*"] [PASSED] "*) pass "kunit: ${line##*] [PASSED] }"; n=$((n + 1)) ;;
+		*"] [FAILED] "*) fail "kunit: ${line##*] [FAILED] }"; n=$((n + 1)) ;;
+		*"] [CRASHED] "*) fail "kunit: ${line##*] [CRASHED] } crashed"; n=$((n + 1)) ;;
+		*"] [SKIPPED] "*) fail "kunit: ${line##*] [SKIPPED] } was skipped"; n=$((n + 1)) ;;
+		esac
+	done < "$log"
+	if [ $rc -eq 0 ] && [ $n -gt 0 ]; then
+		pass "kunit: run completed ($n cases)"
+	else
+		fail "kunit: run failed (status $rc, $n cases; log: ${log#$ROOT/})"
+		grep -E "FAILED|CRASHED|Expected|error:" "$log" | head -30 | sed 's/^/#   /'
+	fi
+}
+
+checkpatch_layer() {
+	local f out
+	skipped checkpatch && return
+	for f in $(cd "$ROOT" && git ls-files -co --exclude-standard \
+		   'lib/codetag/*' 'include/linux/codetag/*' 'kunit/*.c' \
+		   'tools/testing/codetag/modules/*.[ch]' 'patches/*.patch'); do
+		case $f in
+		*Makefile|*Kbuild|*.kunitconfig) continue ;;
+		patches/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
+				--strict --no-signoff -q "$ROOT/$f" 2>&1) ;;
+		*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl --strict \
+				-q -f "$ROOT/$f" 2>&1) ;;
+		esac
+		if [ -z "$out" ]; then
+			pass "checkpatch --strict: $f"
+		else
+			fail "checkpatch --strict: $f"
+			echo "$out" | head -20 | sed 's/^/#   /'
+		fi
+	done
+}
+
+# The core must build without warnings at W=1. Kbuild notices the changed
+# flags, so this recompiles our objects and the next normal build redoes them.
+w1_layer() {
+	local out=$B/out-guest log=$LOGS/w1.log
+	skipped w1 && return
+	if ! make -C "$B/linux" O="$out" W=1 CC="ccache gcc" lib/codetag/ \
+		> "$log" 2>&1; then
+		fail "W=1 build of lib/codetag (log: ${log#$ROOT/})"
+		tail -20 "$log" | sed 's/^/#   /'
+	elif grep -q "warning:" "$log"; then
+		fail "W=1 build of lib/codetag is warning-free"
+		grep "warning:" "$log" | head -20 | sed 's/^/#   /'
+	else
+		pass "W=1 build of lib/codetag is warning-free"
+	fi
+}
+
+echo "# codetag: make check ($(date -u '+%F %T') UTC)"
+start=$(date +%s)
+step "host packages installed" deps "$H" deps &&
+step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
+{
+	kunit_layer
+	guest_layer guest
+	w1_layer
+	guest_layer debug
+	checkpatch_layer
+	skipped patch ||
+		step "make patch: one diff applies to pristine 6.1 and builds" \
+			patch-test "$H" patch-test
+}
+echo "# wall time: $(( $(date +%s) - start )) s"
+echo "$PASS passed, $FAIL failed"
+[ $FAIL -eq 0 ]

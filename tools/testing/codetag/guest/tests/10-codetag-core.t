@@ -1,0 +1,147 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The code tag registry seen from a shell: a test type and two modules of
+# tags come and go, the listing resumes correctly under tiny reads, kept
+# tags of an unloaded module stay until released, and 200 load/unload
+# cycles leak nothing.
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+T=$D/codetag/types
+M=/modules
+
+check "codetag/types exists and is root-only (0400)" \
+	[ "$(stat -c %a $T 2>/dev/null)" = 400 ]
+check "no codetag_test type before its module is loaded" \
+	sh -c "! grep -q '^codetag_test' $T"
+
+insmod $M/codetag_test_type.ko
+check_eq "test type registered with no vmlinux tags" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0"
+
+insmod $M/codetag_test_tags.ko
+check_eq "module tags appear on insmod, named by module" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0 codetag_test_tags:5"
+insmod $M/codetag_test_more.ko
+check_eq "a second module is listed after the first" \
+	"$(type_line codetag_test)" \
+	"codetag_test vmlinux:0 codetag_test_tags:5 codetag_test_more:2"
+
+cat $D/codetag_test/tags > /tmp/tags
+check_eq "tag listing has one line per tag" "$(wc -l < /tmp/tags)" 7
+check "every line is 'file:line module:M func:F'" awk '
+	$1 !~ /^[^ ]+\.c:[0-9]+$/ || $2 !~ /^module:codetag_test_(tags|more)$/ ||
+	$3 !~ /^func:[a-z_0-9]+$/ || $4 !~ /^hits:[0-9]+$/ { bad = 1 }
+	END { exit bad }' /tmp/tags
+check "sites name their functions" \
+	grep -q "codetag_test_tags.c:[0-9]* module:codetag_test_tags func:site_one hits:1" /tmp/tags
+check "tags of the first module come first" \
+	sh -c "head -5 /tmp/tags | grep -c module:codetag_test_tags | grep -qx 5"
+
+for bs in 1 7 61; do
+	dd if=$D/codetag_test/tags bs=$bs 2>/dev/null > /tmp/tags.$bs
+	check "reading in $bs-byte pieces resumes without skips or repeats" \
+		cmp -s /tmp/tags /tmp/tags.$bs
+done
+
+# Control file: the shared query language, applied all or nothing.
+C=$D/codetag_test/control
+check "control: 'func site_one hit' is accepted" \
+	sh -c "echo 'func site_one hit' > $C"
+check "control: the selected tag changed" \
+	grep -q "func:site_one hits:2" $D/codetag_test/tags
+dmesg_mark
+check "control: a malformed command is refused" \
+	sh -c "! echo 'func site_one line 0-x hit' > $C 2>/dev/null"
+check "control: the refusal names the bad word in the log" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"bad value '0-x'\""
+check "control: a command matching nothing is refused" \
+	sh -c "! echo 'module nosuch hit' > $C 2>/dev/null"
+check "control: a refused batch changes nothing" \
+	sh -c "! printf 'func site_two hit\nfunc site_one frob\n' > $C 2>/dev/null"
+check "control: ... site_two still has one hit" \
+	grep -q "func:site_two hits:1" $D/codetag_test/tags
+check "control: 'module codetag_test_more reset' resets that module only" \
+	sh -c "echo 'module codetag_test_more reset' > $C &&
+	       grep -c 'module:codetag_test_more .*hits:0' $D/codetag_test/tags | grep -qx 2 &&
+	       grep -q 'func:site_one hits:2' $D/codetag_test/tags"
+
+rmmod codetag_test_tags
+check_eq "module tags disappear on rmmod" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0 codetag_test_more:2"
+rmmod codetag_test_more
+check_eq "... and so do the second module's" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0"
+
+# A type refusing a module's tags makes its loading fail cleanly.
+echo 1 > /sys/module/codetag_test_type/parameters/refuse_load
+check "a module whose tags are refused does not load" \
+	sh -c "! insmod $M/codetag_test_tags.ko 2>/dev/null"
+check "... and is not listed" sh -c "! grep -q codetag_test_tags /proc/modules"
+echo 0 > /sys/module/codetag_test_type/parameters/refuse_load
+
+# Keep-on-unload: the type keeps the module's tags and memory.
+echo 1 > /sys/module/codetag_test_type/parameters/keep
+vm0=$(meminfo VmallocUsed)
+insmod $M/codetag_test_tags.ko
+dmesg_mark
+rmmod codetag_test_tags
+check_eq "kept tags stay listed, marked unloaded" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0 codetag_test_tags[unloaded]:5"
+check "kept tags print with [unloaded]" \
+	sh -c "grep -c 'module:codetag_test_tags func:.* \[unloaded\] hits:' $D/codetag_test/tags | grep -qx 5"
+check "unload with kept tags is logged" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_tags: unloaded, but 1 tag type(s) still use its tags'"
+insmod $M/codetag_test_tags.ko
+check_eq "the module loads again beside its kept tags" \
+	"$(type_line codetag_test)" \
+	"codetag_test vmlinux:0 codetag_test_tags[unloaded]:5 codetag_test_tags:5"
+rmmod codetag_test_tags
+echo 1 > $D/codetag_test/release
+check_eq "released tags are gone" "$(type_line codetag_test)" "codetag_test vmlinux:0"
+check "release frees the module memory" \
+	sh -c "dmesg | grep -q 'codetag_test_tags: tags no longer in use, freeing'"
+check "vmalloc use is back where it was" \
+	[ $(( $(meminfo VmallocUsed) - vm0 )) -le 64 ]
+echo 0 > /sys/module/codetag_test_type/parameters/keep
+
+# Unloading the type releases what it still keeps.
+echo 1 > /sys/module/codetag_test_type/parameters/keep
+insmod $M/codetag_test_more.ko
+rmmod codetag_test_more
+rmmod codetag_test_type
+check "unregistering the type removes it from the listing" \
+	sh -c "! grep -q '^codetag_test' $T"
+
+# 200 load/unload cycles: nothing may accumulate.
+cycle() {
+	insmod $M/codetag_test_type.ko &&
+	insmod $M/codetag_test_tags.ko &&
+	cat $D/codetag_test/tags > /dev/null &&
+	rmmod codetag_test_tags &&
+	rmmod codetag_test_type
+}
+i=0
+while [ $i -lt 10 ]; do cycle || break; i=$((i + 1)); done
+echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+slab0=$(meminfo Slab); free0=$(meminfo MemFree); vm0=$(meminfo VmallocUsed)
+i=0
+while [ $i -lt 200 ]; do cycle || break; i=$((i + 1)); done
+check_eq "200 load/unload cycles all succeed" $i 200
+echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+slab1=$(meminfo Slab); free1=$(meminfo MemFree); vm1=$(meminfo VmallocUsed)
+echo "# Slab ${slab0} -> ${slab1} kB, MemFree ${free0} -> ${free1} kB, VmallocUsed ${vm0} -> ${vm1} kB"
+# KASAN's quarantine holds freed objects back: allow for it on debug kernels.
+if grep -q codetag.flavor=debug /proc/cmdline; then
+	slab_max=8192; free_max=16384
+else
+	slab_max=256; free_max=1024
+fi
+check "Slab grew by at most $slab_max kB over 200 cycles" \
+	[ $((slab1 - slab0)) -le $slab_max ]
+check "MemFree fell by at most $free_max kB over 200 cycles" \
+	[ $((free0 - free1)) -le $free_max ]
+check "VmallocUsed is back where it was after 200 cycles" \
+	[ $((vm1 - vm0)) -le 64 ]
+check "nothing is left registered" sh -c "! grep -q '^codetag_test' $T"

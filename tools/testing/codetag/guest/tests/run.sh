@@ -1,0 +1,20 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs every /tests/*.t in order. Each prints "ok - ..." / "not ok - ..."
+# lines through lib.sh; they go to ttyS1, which the host reads, and to the
+# console for people watching.
+
+export RESULTS=/dev/ttyS1
+stty -F $RESULTS raw -echo 2>/dev/null
+. /tests/lib.sh
+
+echo "codetag guest: running integration tests on $(uname -r), $(nproc) CPUs"
+for t in /tests/*.t; do
+	echo "# $t"
+	sh "$t"
+	rc=$?
+	[ $rc -eq 0 ] || notok "$(basename "$t") exited with status $rc"
+done
+. /tests/splat-check.sh
+echo "codetag guest: done"

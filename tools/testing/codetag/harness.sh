@@ -1,0 +1,300 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The codetag harness: turns this repository into a Linux 6.1 tree, builds
+# the kernels, the test modules and the initramfs, and boots them in QEMU.
+#
+#   harness.sh deps                 install missing Debian packages (root)
+#   harness.sh tree                 unpack 6.1 once, apply patches/series,
+#                                   link our files into the tree
+#   harness.sh kernel FLAVOR        configure and build FLAVOR (guest|debug)
+#   harness.sh initramfs FLAVOR     test modules + busybox initramfs
+#   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, demo or shell
+#   harness.sh kunit                KUnit suites under UML
+#   harness.sh patch [FILE]         one diff against pristine 6.1
+#
+# Everything generated lives in build/ (git-ignored); the compiler cache
+# lives outside it so that "rm -rf build" still rebuilds quickly.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+HARNESS=$ROOT/tools/testing/codetag
+B=$ROOT/build
+SRC=$B/linux
+TARBALL=/usr/src/linux-source-6.1.tar.xz
+TARDIR=linux-source-6.1
+JOBS=$(nproc)
+
+export CCACHE_DIR=${CODETAG_CCACHE_DIR:-$HOME/.cache/codetag-ccache}
+# No CCACHE_BASEDIR: ccache would rewrite source paths through our symlinks
+# and __FILE__, which code tags record, would stop being tree-relative.
+unset CCACHE_BASEDIR
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+CC_WRAP="ccache gcc"
+
+log() { printf '[harness] %s\n' "$*" >&2; }
+die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
+
+# Debian packages the build rests on; installed only when missing.
+PACKAGES="linux-source-6.1 qemu-system-x86 busybox-static flex bison bc cpio
+	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils kmod"
+
+cmd_deps() {
+	local missing=() p
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] || die "missing packages (run as root): ${missing[*]}"
+	log "installing ${missing[*]}"
+	apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >&2
+}
+
+# Our new files and where they land in the kernel tree.
+OUR_DIRS="lib/codetag:lib/codetag kunit:lib/codetag/kunit
+	  include/linux/codetag:include/linux/codetag
+	  Documentation/codetag:Documentation/codetag"
+
+series_hash() {
+	cat "$ROOT/patches/series" $(sed -e 's/#.*//' -e '/^$/d' \
+		-e "s|^|$ROOT/patches/|" "$ROOT/patches/series") | sha1sum |
+		cut -d' ' -f1
+}
+
+# Unpack a pristine 6.1 tree into $1 (preserving mtimes, so rebuilds of a
+# re-extracted tree stay incremental).
+unpack_pristine() {
+	local dest=$1 tmp
+	tmp=$(mktemp -d "$B/unpack.XXXXXX")
+	tar -C "$tmp" -xJf "$TARBALL"
+	rm -rf "$dest"
+	mv "$tmp/$TARDIR" "$dest"
+	rmdir "$tmp"
+}
+
+apply_series() {
+	local tree=$1 p
+	for p in $(sed -e 's/#.*//' -e '/^$/d' "$ROOT/patches/series"); do
+		patch -d "$tree" -p1 -s --no-backup-if-mismatch \
+			< "$ROOT/patches/$p" || die "patch $p does not apply"
+	done
+}
+
+link_our_files() {
+	local pair from to
+	for pair in $OUR_DIRS; do
+		from=$ROOT/${pair%%:*}
+		to=$SRC/${pair#*:}
+		mkdir -p "$to"
+		# Drop links to files that were removed from the repository.
+		find "$to" -xtype l -delete
+		cp -rsf "$from/." "$to/"
+	done
+}
+
+cmd_tree() {
+	mkdir -p "$B"
+	local want
+	want=$(series_hash)
+	if [ ! -f "$SRC/.codetag-series" ] ||
+	   [ "$(cat "$SRC/.codetag-series")" != "$want" ]; then
+		log "unpacking linux-source-6.1 and applying patches/series"
+		unpack_pristine "$SRC"
+		apply_series "$SRC"
+		echo "$want" > "$SRC/.codetag-series"
+	fi
+	link_our_files
+}
+
+out_dir() { echo "$B/out-$1"; }
+
+fragments() {
+	case $1 in
+	guest)	echo "$HARNESS/configs/guest.config" ;;
+	debug)	echo "$HARNESS/configs/guest.config $HARNESS/configs/debug.config" ;;
+	*)	die "unknown kernel flavor '$1'" ;;
+	esac
+}
+
+# Configure $2 (an objtree) from the fragments of flavor $1 for source $3.
+configure() {
+	local flavor=$1 out=$2 src=$3 frags want line sym
+	frags=$(fragments "$flavor")
+	want=$(cat $frags | sha1sum | cut -d' ' -f1)
+	mkdir -p "$out"
+	if [ -f "$out/.config" ] && [ -f "$out/.codetag-frags" ] &&
+	   [ "$(cat "$out/.codetag-frags")" = "$want" ]; then
+		return 0
+	fi
+	log "configuring $flavor kernel (tinyconfig + $(echo $frags | xargs -n1 basename | xargs))"
+	make -s -C "$src" O="$out" CC="$CC_WRAP" tinyconfig >&2
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+		$frags >/dev/null
+	make -s -C "$src" O="$out" CC="$CC_WRAP" olddefconfig >&2
+	# merge_config.sh only warns; a fragment line that did not stick is a
+	# broken configuration, so refuse it here.
+	for line in $(cat $frags | grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_)' |
+		      sed 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/'); do
+		sym=${line%%=*}
+		case $line in
+		*=n) ! grep -q "^$sym=" "$out/.config" ||
+			die "$flavor: $sym should be off" ;;
+		*) grep -qx "$line" "$out/.config" ||
+			die "$flavor: $line did not stick ($(grep "^$sym=" "$out/.config" || echo unset))" ;;
+		esac
+	done
+	echo "$want" > "$out/.codetag-frags"
+}
+
+cmd_kernel() {
+	local flavor=$1 out
+	out=$(out_dir "$flavor")
+	configure "$flavor" "$out" "$SRC"
+	log "building $flavor kernel in ${out#$ROOT/}"
+	make -s -C "$SRC" O="$out" CC="$CC_WRAP" -j"$JOBS" all >&2
+}
+
+# Build the test modules out of tree against flavor $1.
+build_modules() {
+	local flavor=$1 out mods
+	out=$(out_dir "$flavor")
+	mods=$B/modules-$flavor
+	mkdir -p "$mods"
+	find "$mods" -xtype l -delete
+	cp -sf "$HARNESS"/modules/* "$mods/"
+	make -s -C "$SRC" O="$out" CC="$CC_WRAP" M="$mods" -j"$JOBS" modules >&2
+}
+
+cmd_initramfs() {
+	local flavor=$1 out stage spec f
+	out=$(out_dir "$flavor")
+	build_modules "$flavor"
+	stage=$B/initramfs-$flavor
+	rm -rf "$stage"
+	mkdir -p "$stage"/{bin,modules,tests}
+	cp /bin/busybox "$stage/bin/"
+	cp "$HARNESS/guest/init" "$stage/init"
+	cp "$HARNESS/guest/demo.sh" "$stage/"
+	cp "$HARNESS"/guest/tests/* "$stage/tests/"
+	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
+	spec=$B/initramfs-$flavor.spec
+	{
+		echo "dir /dev 0755 0 0"
+		echo "nod /dev/console 0600 0 0 c 5 1"
+		for f in proc sys tmp root sbin usr usr/bin usr/sbin; do
+			echo "dir /$f 0755 0 0"
+		done
+		(cd "$stage" && find . -mindepth 1 | sort) | while read -r f; do
+			f=${f#.}
+			if [ -d "$stage$f" ]; then
+				echo "dir $f 0755 0 0"
+			else
+				echo "file $f $stage$f $(stat -c %a "$stage$f") 0 0"
+			fi
+		done
+	} > "$spec"
+	"$out/usr/gen_init_cpio" "$spec" > "$B/initramfs-$flavor.cpio"
+}
+
+# Boot flavor $1 in mode $2. Test results go to a second serial port so
+# that kernel messages on the console can never interleave with them.
+cmd_boot() {
+	local flavor=$1 mode=$2 out limit append
+	out=$(out_dir "$flavor")
+	append="console=ttyS0 panic=-1 codetag.mode=$mode codetag.flavor=$flavor"
+	case $mode in
+	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500} ;;
+	demo)	limit=600; append="$append quiet" ;;
+	shell)	limit=0 ;;
+	esac
+	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2
+		    -no-reboot
+		    -kernel "$out/arch/x86/boot/bzImage"
+		    -initrd "$B/initramfs-$flavor.cpio"
+		    -append "$append")
+	if [ "$mode" = test ]; then
+		rm -f "$B/results-$flavor.txt"
+		qemu+=(-display none -serial stdio
+		       -serial "file:$B/results-$flavor.txt")
+	else
+		qemu+=(-nographic)
+	fi
+	if [ "$limit" -gt 0 ]; then
+		timeout --foreground "$limit" "${qemu[@]}"
+	else
+		exec "${qemu[@]}"
+	fi
+}
+
+cmd_kunit() {
+	cd "$SRC"
+	./tools/testing/kunit/kunit.py run \
+		--kunitconfig=lib/codetag/kunit/.kunitconfig \
+		--build_dir="$B/out-kunit" --jobs="$JOBS" --timeout=600 \
+		--make_options CC="$CC_WRAP"
+}
+
+# Files the series touches, for "make patch".
+patched_files() {
+	sed -e 's/#.*//' -e '/^$/d' "$ROOT/patches/series" | while read -r p; do
+		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$ROOT/patches/$p"
+	done | sort -u
+}
+
+our_files() {
+	local pair from
+	for pair in $OUR_DIRS; do
+		from=${pair%%:*}
+		(cd "$ROOT/$from" && find . -type f | sort) |
+			sed "s|^\./|${pair#*:}/|"
+	done
+}
+
+cmd_patch() {
+	local dest=${1:-$B/codetag-6.1.patch} pristine=$B/pristine f files
+	cmd_tree
+	files=$(patched_files)
+	rm -rf "$pristine"
+	mkdir -p "$pristine"
+	tar -C "$pristine" -xJf "$TARBALL" --strip-components=1 \
+		$(for f in $files; do echo "$TARDIR/$f"; done)
+	{
+		for f in $files; do
+			diff -up --label "a/$f" --label "b/$f" \
+				"$pristine/$f" "$SRC/$f" || true
+		done
+		for f in $(our_files); do
+			diff -uN --label /dev/null --label "b/$f" \
+				/dev/null "$SRC/$f" || true
+		done
+	} > "$dest"
+	log "wrote ${dest#$ROOT/} ($(grep -c '^+++ ' "$dest") files)"
+}
+
+# Apply "make patch" output to a fresh 6.1 tree and build the guest kernel
+# from it: proves the one-diff deliverable is complete on its own.
+cmd_patch_test() {
+	local tree=$B/patchtest out=$B/out-patchtest
+	cmd_patch "$B/codetag-6.1.patch"
+	unpack_pristine "$tree"
+	patch -d "$tree" -p1 -s --no-backup-if-mismatch \
+		< "$B/codetag-6.1.patch" || die "codetag-6.1.patch does not apply"
+	configure guest "$out" "$tree"
+	make -s -C "$tree" O="$out" CC="$CC_WRAP" -j"$JOBS" bzImage >&2
+}
+
+cmd=${1:-}
+shift || true
+case $cmd in
+deps|tree|kernel|initramfs|boot|kunit|patch)
+	"cmd_$cmd" "$@" ;;
+patch-test)
+	cmd_patch_test "$@" ;;
+*)
+	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2 ;;
+esac
