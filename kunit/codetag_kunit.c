@@ -292,8 +292,6 @@ static const struct parse_case accepted[] = {
 	{ "func f enable\nfunc g disable\n\n;;", 2, .func = "f",
 	  .last_line = UINT_MAX, .last_index = UINT_MAX, .nr_words = 1,
 	  .word0 = "enable" },
-	{ "file x.c line", 1, .file = "x.c", .last_line = UINT_MAX,
-	  .last_index = UINT_MAX, .nr_words = 1, .word0 = "line" },
 };
 
 static void expect_str_or_null(struct kunit *test, const char *input,
@@ -357,6 +355,7 @@ static const char *const rejected[] = {
 	"module m module n enable",
 	"class c class d enable",
 	"line",
+	"file x.c line",
 	"line 0 enable",
 	"line abc enable",
 	"line 5-3 enable",

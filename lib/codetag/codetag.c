@@ -169,17 +169,6 @@ static bool section_fits_type(const struct codetag_type_desc *desc,
 	return true;
 }
 
-static struct codetag_range *find_range(struct codetag_type *cttype,
-					struct codetag_module *cmod)
-{
-	struct codetag_range *range;
-
-	list_for_each_entry(range, &cttype->ranges, link)
-		if (range->cmod == cmod)
-			return range;
-	return NULL;
-}
-
 /* Caller holds codetag_mutex. */
 static int add_range(struct codetag_type *cttype, struct codetag_section *sect,
 		     struct codetag_module *cmod)
@@ -410,6 +399,17 @@ EXPORT_SYMBOL_GPL(codetag_release_section);
 /* ---- Module loader hooks ----------------------------------------------- */
 
 #ifdef CONFIG_MODULES
+
+static struct codetag_range *find_range(struct codetag_type *cttype,
+					struct codetag_module *cmod)
+{
+	struct codetag_range *range;
+
+	list_for_each_entry(range, &cttype->ranges, link)
+		if (range->cmod == cmod)
+			return range;
+	return NULL;
+}
 
 static void unregister_module_ranges(struct codetag_module *cmod)
 {
@@ -1041,25 +1041,34 @@ static int parse_command(char *cmd, struct codetag_command *out)
  * starts a comment; quotes group words. Blank commands are skipped.
  *
  * Return: the number of commands, or -EINVAL after a pr_err() naming the
- * offending word; -E2BIG if there are more than @max_cmds.
+ * offending word; -E2BIG if there are more than @max_cmds; -ENOMEM.
  */
 int codetag_parse_commands(char *buf, struct codetag_command *cmds,
 			   int max_cmds)
 {
+	int max_strs = 1, nr_strs, i, n = 0, ret;
+	struct codetag_command cmd;
+	const char *p;
 	char **strs;
-	int nr_strs, i, n = 0, ret;
 
-	strs = kmalloc_array(max_cmds, sizeof(*strs), GFP_KERNEL);
+	for (p = buf; *p; p++)
+		max_strs += *p == ';' || *p == '\n';
+	strs = kmalloc_array(max_strs, sizeof(*strs), GFP_KERNEL);
 	if (!strs)
 		return -ENOMEM;
-	nr_strs = split_commands(buf, strs, max_cmds);
+	nr_strs = split_commands(buf, strs, max_strs);
 	for (i = 0; i < nr_strs; i++) {
-		ret = parse_command(strs[i], &cmds[n]);
+		ret = parse_command(strs[i], &cmd);
+		if (ret > 0 && n == max_cmds) {
+			pr_err("more than %d commands\n", max_cmds);
+			ret = -E2BIG;
+		}
 		if (ret < 0) {
 			n = ret;
 			break;
 		}
-		n += ret;
+		if (ret)
+			cmds[n++] = cmd;
 	}
 	if (nr_strs < 0) {
 		n = nr_strs;
@@ -1156,6 +1165,7 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 {
 	struct codetag_command *cmds;
 	int max_cmds = 1, nr, i;
+	ssize_t matched = 0;
 	ssize_t ret = 0;
 	char *actions;
 	const char *p;
@@ -1197,9 +1207,11 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 		}
 	}
 	for (i = 0; !ret && i < nr; i++)
-		ret += apply_query(cttype, &cmds[i].query, ops,
-				      actions + i * ops->action_size);
+		matched += apply_query(cttype, &cmds[i].query, ops,
+				       actions + i * ops->action_size);
 	codetag_unlock_type(cttype);
+	if (!ret)
+		ret = matched;
 out:
 	kfree(actions);
 	kfree(cmds);
