@@ -17,6 +17,7 @@
 #define pr_fmt(fmt) "codetag: " fmt
 
 #include <linux/codetag/codetag.h>
+#include <linux/codetag/module.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
@@ -170,7 +171,7 @@ static bool section_fits_type(const struct codetag_type_desc *desc,
 }
 
 /* Caller holds codetag_mutex. */
-static int add_range(struct codetag_type *cttype, struct codetag_section *sect,
+static int type_add_range(struct codetag_type *cttype, struct codetag_section *sect,
 		     struct codetag_module *cmod)
 {
 	struct codetag_range *range;
@@ -200,7 +201,7 @@ static int add_range(struct codetag_type *cttype, struct codetag_section *sect,
 }
 
 /* Caller holds codetag_mutex. */
-static void remove_range(struct codetag_type *cttype,
+static void type_remove_range(struct codetag_type *cttype,
 			 struct codetag_range *range)
 {
 	down_write(&cttype->sem);
@@ -289,7 +290,7 @@ struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 		}
 	}
 
-	err = add_range(cttype, &codetag_sections[sid].vmlinux, NULL);
+	err = type_add_range(cttype, &codetag_sections[sid].vmlinux, NULL);
 	if (err)
 		goto out_unlock;
 
@@ -301,7 +302,7 @@ struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 			continue;
 		if (!section_fits_type(desc, sect))
 			continue;
-		err = add_range(cttype, sect, cmod);
+		err = type_add_range(cttype, sect, cmod);
 		if (err)
 			goto out_unwind;
 	}
@@ -314,7 +315,7 @@ out_unwind:
 	list_for_each_entry_safe(range, tmp, &cttype->ranges, link) {
 		if (range->cmod && desc->module_unload)
 			desc->module_unload(cttype, range->sect);
-		remove_range(cttype, range);
+		type_remove_range(cttype, range);
 	}
 out_unlock:
 	mutex_unlock(&codetag_mutex);
@@ -343,7 +344,7 @@ void codetag_unregister_type(struct codetag_type *cttype)
 		struct codetag_module *cmod = range->cmod;
 		bool kept = range->kept;
 
-		remove_range(cttype, range);
+		type_remove_range(cttype, range);
 		if (kept)
 			put_kept_module(cmod);
 	}
@@ -387,7 +388,7 @@ void codetag_release_section(struct codetag_type *cttype,
 
 			if (WARN_ON(!range->kept))
 				break;
-			remove_range(cttype, range);
+			type_remove_range(cttype, range);
 			put_kept_module(cmod);
 			break;
 		}
@@ -400,7 +401,7 @@ EXPORT_SYMBOL_GPL(codetag_release_section);
 
 #ifdef CONFIG_MODULES
 
-static struct codetag_range *find_range(struct codetag_type *cttype,
+static struct codetag_range *type_find_range(struct codetag_type *cttype,
 					struct codetag_module *cmod)
 {
 	struct codetag_range *range;
@@ -417,12 +418,12 @@ static void unregister_module_ranges(struct codetag_module *cmod)
 	struct codetag_range *range;
 
 	list_for_each_entry(cttype, &codetag_types, link) {
-		range = find_range(cttype, cmod);
+		range = type_find_range(cttype, cmod);
 		if (!range)
 			continue;
 		if (cttype->desc.module_unload)
 			cttype->desc.module_unload(cttype, range->sect);
-		remove_range(cttype, range);
+		type_remove_range(cttype, range);
 	}
 }
 
@@ -481,7 +482,7 @@ int codetag_load_module(struct module *mod, const struct elf_shdr *sechdrs,
 		if (!section_fits_type(&cttype->desc, sect))
 			err = -ENOEXEC;
 		else
-			err = add_range(cttype, sect, cmod);
+			err = type_add_range(cttype, sect, cmod);
 		if (err) {
 			unregister_module_ranges(cmod);
 			break;
@@ -524,7 +525,7 @@ bool codetag_unload_module(struct module *mod)
 	cmod = found;
 
 	list_for_each_entry(cttype, &codetag_types, link) {
-		struct codetag_range *range = find_range(cttype, cmod);
+		struct codetag_range *range = type_find_range(cttype, cmod);
 		struct codetag *ct;
 		size_t i;
 
@@ -532,7 +533,7 @@ bool codetag_unload_module(struct module *mod)
 			continue;
 		if (!cttype->desc.module_unload ||
 		    !cttype->desc.module_unload(cttype, range->sect)) {
-			remove_range(cttype, range);
+			type_remove_range(cttype, range);
 			continue;
 		}
 		for (i = 0; i < range_count(cttype, range); i++) {

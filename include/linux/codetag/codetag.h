@@ -8,7 +8,6 @@
 #define _LINUX_CODETAG_CODETAG_H
 
 #include <linux/bits.h>
-#include <linux/elf.h>
 #include <linux/types.h>
 #include <linux/codetag/sections.h>
 
@@ -214,26 +213,6 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 int codetag_seq_open(struct file *file, struct codetag_type *cttype,
 		     int (*show)(struct seq_file *m, struct codetag *ct));
 int codetag_seq_release(struct inode *inode, struct file *file);
-
-/* Hooks for the module loader. */
-int codetag_load_module(struct module *mod, const struct elf_shdr *sechdrs,
-			unsigned int shnum, const char *secstrings);
-bool codetag_unload_module(struct module *mod);
-
-#else /* !CONFIG_CODETAG */
-
-static inline int codetag_load_module(struct module *mod,
-				      const struct elf_shdr *sechdrs,
-				      unsigned int shnum,
-				      const char *secstrings)
-{
-	return 0;
-}
-
-static inline bool codetag_unload_module(struct module *mod)
-{
-	return true;
-}
 
 #endif /* CONFIG_CODETAG */
 

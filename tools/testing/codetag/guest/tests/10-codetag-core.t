@@ -3,7 +3,7 @@
 #
 # The code tag registry seen from a shell: a test type and two modules of
 # tags come and go, the listing resumes correctly under tiny reads, kept
-# tags of an unloaded module stay until released, and 200 load/unload
+# tags of an unloaded module stay until released, and 500 load/unload
 # cycles leak nothing.
 
 . /tests/lib.sh
@@ -114,7 +114,8 @@ rmmod codetag_test_type
 check "unregistering the type removes it from the listing" \
 	sh -c "! grep -q '^codetag_test' $T"
 
-# 200 load/unload cycles: nothing may accumulate.
+# 500 load/unload cycles, after 100 to settle the slab caches: nothing may
+# accumulate. A leak of one 64-byte object per cycle shows as 32 kB.
 cycle() {
 	insmod $M/codetag_test_type.ko &&
 	insmod $M/codetag_test_tags.ko &&
@@ -123,12 +124,12 @@ cycle() {
 	rmmod codetag_test_type
 }
 i=0
-while [ $i -lt 10 ]; do cycle || break; i=$((i + 1)); done
+while [ $i -lt 100 ]; do cycle || break; i=$((i + 1)); done
 echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
 slab0=$(meminfo Slab); free0=$(meminfo MemFree); vm0=$(meminfo VmallocUsed)
 i=0
-while [ $i -lt 200 ]; do cycle || break; i=$((i + 1)); done
-check_eq "200 load/unload cycles all succeed" $i 200
+while [ $i -lt 500 ]; do cycle || break; i=$((i + 1)); done
+check_eq "500 load/unload cycles all succeed" $i 500
 echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
 slab1=$(meminfo Slab); free1=$(meminfo MemFree); vm1=$(meminfo VmallocUsed)
 echo "# Slab ${slab0} -> ${slab1} kB, MemFree ${free0} -> ${free1} kB, VmallocUsed ${vm0} -> ${vm1} kB"
@@ -136,12 +137,12 @@ echo "# Slab ${slab0} -> ${slab1} kB, MemFree ${free0} -> ${free1} kB, VmallocUs
 if grep -q codetag.flavor=debug /proc/cmdline; then
 	slab_max=8192; free_max=16384
 else
-	slab_max=256; free_max=1024
+	slab_max=16; free_max=256
 fi
-check "Slab grew by at most $slab_max kB over 200 cycles" \
+check "Slab grew by at most $slab_max kB over 500 cycles" \
 	[ $((slab1 - slab0)) -le $slab_max ]
-check "MemFree fell by at most $free_max kB over 200 cycles" \
+check "MemFree fell by at most $free_max kB over 500 cycles" \
 	[ $((free0 - free1)) -le $free_max ]
-check "VmallocUsed is back where it was after 200 cycles" \
+check "VmallocUsed is back where it was after 500 cycles" \
 	[ $((vm1 - vm0)) -le 64 ]
 check "nothing is left registered" sh -c "! grep -q '^codetag_test' $T"
