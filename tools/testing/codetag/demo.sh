@@ -29,4 +29,4 @@ quiet initramfs-guest "$H" initramfs guest
 echo "codetag demo: booting the guest (QEMU, TCG, 2 vCPUs)"
 # Firmware and boot chatter come before the demo's first line; drop them.
 "$H" boot guest demo 2>&1 | tr -d '\r' |
-	sed -n '/^codetag guest demo/,$p' | grep -v '^reboot: '
+	sed -n '/codetag guest demo/,$p' | sed '1d;/reboot: /d'

@@ -34,8 +34,8 @@ check "every line is 'file:line module:M func:F'" awk '
 	$1 !~ /^[^ ]+\.c:[0-9]+$/ || $2 !~ /^module:codetag_test_(tags|more)$/ ||
 	$3 !~ /^func:[a-z_0-9]+$/ || $4 !~ /^hits:[0-9]+$/ { bad = 1 }
 	END { exit bad }' /tmp/tags
-check "sites name their functions" \
-	grep -q "codetag_test_tags.c:[0-9]* module:codetag_test_tags func:site_one hits:1" /tmp/tags
+check "sites are named by tree-relative file, module and function" \
+	grep -qx "tools/testing/codetag/modules/codetag_test_tags.c:[0-9]* module:codetag_test_tags func:site_one hits:1" /tmp/tags
 check "tags of the first module come first" \
 	sh -c "head -5 /tmp/tags | grep -c module:codetag_test_tags | grep -qx 5"
 
@@ -44,6 +44,26 @@ for bs in 1 7 61; do
 	check "reading in $bs-byte pieces resumes without skips or repeats" \
 		cmp -s /tmp/tags /tmp/tags.$bs
 done
+
+# Readers racing with module load and unload on the other CPU: every read
+# sees the stable module's tags exactly once and no line twice or torn.
+(i=0; while [ $i -lt 100 ]; do
+	rmmod codetag_test_more; insmod $M/codetag_test_more.ko; i=$((i + 1))
+done) &
+churn=$!
+bad=0; reads=0
+while kill -0 $churn 2>/dev/null || [ $reads -lt 20 ]; do
+	dd if=$D/codetag_test/tags bs=7 2>/dev/null > /tmp/race
+	reads=$((reads + 1))
+	[ "$(grep -c 'module:codetag_test_tags ' /tmp/race)" = 5 ] || bad=$((bad + 1))
+	[ "$(sort /tmp/race | uniq -d | wc -l)" = 0 ] || bad=$((bad + 1))
+	grep -qvx '[^ ]*\.c:[0-9]* module:codetag_test_[a-z]* func:[a-z_0-9]* hits:[0-9]*' /tmp/race &&
+		bad=$((bad + 1))
+done
+wait $churn
+echo "# $reads listings read while a module was loaded and unloaded 100 times"
+check_eq "listings read during module churn are consistent" $bad 0
+check "the churned module is loaded again at the end" grep -q codetag_test_more /proc/modules
 
 # Control file: the shared query language, applied all or nothing.
 C=$D/codetag_test/control
