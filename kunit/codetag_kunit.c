@@ -388,66 +388,80 @@ static void codetag_test_parse_rejects(struct kunit *test)
 	}
 }
 
+/* One selector against tag_alpha, which is in class "memory". */
+struct match_case {
+	const char *file, *func, *module, *class;
+	bool by_line;
+	int line_from, line_to;	/* relative to tag_alpha's line */
+	unsigned int index_from, index_to, index;
+	const char *tag_class;
+	bool match;
+};
+
+static const struct match_case match_cases[] = {
+	{ .match = true },
+	{ .file = "lib/codetag/kunit/codetag_kunit.c", .match = true },
+	{ .file = "codetag_kunit.c", .match = true },
+	{ .file = "lib/*/codetag_kun?t.c", .match = true },
+	{ .file = "kunit/codetag_kunit.c", .match = false },
+	{ .file = "codetag.c", .match = false },
+	{ .func = "tag_alpha", .match = true },
+	{ .func = "tag_*", .match = true },
+	{ .func = "tag_beta", .match = false },
+	{ .module = "codetag_kunit", .match = true },
+	{ .module = "codetag", .match = false },
+	{ .by_line = true, .line_from = 0, .line_to = 0, .match = true },
+	{ .by_line = true, .line_from = -1, .line_to = 9, .match = true },
+	{ .by_line = true, .line_from = 1, .line_to = 9, .match = false },
+	{ .by_line = true, .line_from = -9, .line_to = -1, .match = false },
+	{ .index_from = 2, .index_to = 4, .index = 1, .match = false },
+	{ .index_from = 2, .index_to = 4, .index = 2, .match = true },
+	{ .index_from = 2, .index_to = 4, .index = 4, .match = true },
+	{ .index_from = 2, .index_to = 4, .index = 5, .match = false },
+	/* class X matches X and what is below it, at a ':' boundary. */
+	{ .class = "myfs", .tag_class = "myfs", .match = true },
+	{ .class = "myfs", .tag_class = "myfs:meta", .match = true },
+	{ .class = "myfs", .tag_class = "myfs:meta:read", .match = true },
+	{ .class = "myfs", .tag_class = "myfsx", .match = false },
+	{ .class = "myfs", .tag_class = "my", .match = false },
+	{ .class = "myfs", .tag_class = NULL, .match = false },
+	{ .class = "myfs:meta", .tag_class = "myfs", .match = false },
+	{ .class = "myfs:meta", .tag_class = "myfs:meta:read", .match = true },
+	{ .class = "mem*", .tag_class = "memory", .match = true },
+};
+
 static void codetag_test_query_match(struct kunit *test)
 {
 	struct codetag_test_ctx *ctx = test->priv;
 	const struct codetag *alpha = &ctx->tags[0]->ct;
-	struct codetag_query q = { .last_line = UINT_MAX, .last_index = UINT_MAX };
-	struct codetag_query t;
+	int i;
 
-#define MATCH(query, cls, idx) codetag_query_match(&(query), alpha, cls, idx)
-	KUNIT_EXPECT_TRUE(test, MATCH(q, NULL, 0));
+	for (i = 0; i < ARRAY_SIZE(match_cases); i++) {
+		const struct match_case *c = &match_cases[i];
+		struct codetag_query q = {
+			.filename = c->file,
+			.function = c->func,
+			.module = c->module,
+			.class = c->class,
+			.first_line = 0,
+			.last_line = UINT_MAX,
+			.first_index = 0,
+			.last_index = UINT_MAX,
+		};
 
-	t = q; t.filename = "lib/codetag/kunit/codetag_kunit.c";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-	t.filename = "codetag_kunit.c";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-	t.filename = "lib/*/codetag_kun?t.c";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-	t.filename = "kunit/codetag_kunit.c";
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 0));
-	t.filename = "codetag.c";
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 0));
-
-	t = q; t.function = "tag_alpha";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-	t.function = "tag_*";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-	t.function = "tag_beta";
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 0));
-
-	t = q; t.module = "codetag_kunit";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-	t.module = "codetag";
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 0));
-
-	t = q; t.first_line = t.last_line = alpha->lineno;
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-	t.first_line = alpha->lineno + 1; t.last_line = alpha->lineno + 9;
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 0));
-	t.first_line = alpha->lineno - 1;
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 0));
-
-	t = q; t.first_index = 2; t.last_index = 4;
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 1));
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 2));
-	KUNIT_EXPECT_TRUE(test, MATCH(t, NULL, 4));
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 5));
-
-	/* class X matches X and what is below it, at a ':' boundary. */
-	t = q; t.class = "myfs";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, "myfs", 0));
-	KUNIT_EXPECT_TRUE(test, MATCH(t, "myfs:meta", 0));
-	KUNIT_EXPECT_TRUE(test, MATCH(t, "myfs:meta:read", 0));
-	KUNIT_EXPECT_FALSE(test, MATCH(t, "myfsx", 0));
-	KUNIT_EXPECT_FALSE(test, MATCH(t, "my", 0));
-	KUNIT_EXPECT_FALSE(test, MATCH(t, NULL, 0));
-	t.class = "myfs:meta";
-	KUNIT_EXPECT_FALSE(test, MATCH(t, "myfs", 0));
-	KUNIT_EXPECT_TRUE(test, MATCH(t, "myfs:meta:read", 0));
-	t.class = "mem*";
-	KUNIT_EXPECT_TRUE(test, MATCH(t, "memory", 0));
-#undef MATCH
+		if (c->by_line) {
+			q.first_line = alpha->lineno + c->line_from;
+			q.last_line = alpha->lineno + c->line_to;
+		}
+		if (c->index_to) {
+			q.first_index = c->index_from;
+			q.last_index = c->index_to;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, codetag_query_match(&q, alpha,
+							      c->tag_class,
+							      c->index),
+				    c->match, "case %d", i);
+	}
 }
 
 /* ---- Control: parse everything, then apply everything or nothing ---- */
