@@ -171,8 +171,9 @@ static bool section_fits_type(const struct codetag_type_desc *desc,
 }
 
 /* Caller holds codetag_mutex. */
-static int type_add_range(struct codetag_type *cttype, struct codetag_section *sect,
-		     struct codetag_module *cmod)
+static int type_add_range(struct codetag_type *cttype,
+			  struct codetag_section *sect,
+			  struct codetag_module *cmod)
 {
 	struct codetag_range *range;
 	int err;
@@ -202,7 +203,7 @@ static int type_add_range(struct codetag_type *cttype, struct codetag_section *s
 
 /* Caller holds codetag_mutex. */
 static void type_remove_range(struct codetag_type *cttype,
-			 struct codetag_range *range)
+			      struct codetag_range *range)
 {
 	down_write(&cttype->sem);
 	list_del(&range->link);
@@ -402,7 +403,7 @@ EXPORT_SYMBOL_GPL(codetag_release_section);
 #ifdef CONFIG_MODULES
 
 static struct codetag_range *type_find_range(struct codetag_type *cttype,
-					struct codetag_module *cmod)
+					     struct codetag_module *cmod)
 {
 	struct codetag_range *range;
 

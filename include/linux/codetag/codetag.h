@@ -119,8 +119,15 @@ struct codetag_type_desc {
 
 /**
  * struct codetag_iterator - position in the tags of one type
+ * @cttype: the type iterated
+ * @range: the range of the current tag (private)
+ * @range_seq: its sequence number: 0 before the first tag, U64_MAX past
+ *	the last (private)
+ * @gen: the type's generation when @range was looked up (private)
+ * @idx: the current tag's index in @range (private)
+ * @ct: the current tag
  *
- * All fields are private to the registry. The iterator may be kept across
+ * Initialise with codetag_iter_init(). The iterator may be kept across
  * codetag_unlock_type() / codetag_lock_type(); codetag_iter_current() then
  * revalidates it against module loads and unloads that happened meanwhile.
  */

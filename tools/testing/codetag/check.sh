@@ -128,6 +128,31 @@ checkpatch_layer() {
 	done
 }
 
+# Every exported function has kernel-doc, and kernel-doc has no complaint.
+kerneldoc_layer() {
+	local f sym out missing=""
+	skipped kernel-doc && return
+	for f in $(cd "$ROOT" && git ls-files -co --exclude-standard \
+		   'lib/codetag/*.c' 'include/linux/codetag/*.h'); do
+		out=$(cd "$B/linux" && ./scripts/kernel-doc -none -v "$ROOT/$f" 2>&1 |
+		      grep -i warning)
+		if [ -n "$out" ]; then
+			fail "kernel-doc: $f"
+			echo "$out" | head -10 | sed 's/^/#   /'
+		else
+			pass "kernel-doc: $f"
+		fi
+		for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' "$ROOT/$f"); do
+			grep -q "^ \* $sym() - " "$ROOT/$f" || missing="$missing $sym"
+		done
+	done
+	if [ -z "$missing" ]; then
+		pass "kernel-doc: every exported function is documented"
+	else
+		fail "kernel-doc: undocumented exports:$missing"
+	fi
+}
+
 # The core must build without warnings at W=1. Kbuild notices the changed
 # flags, so this recompiles our objects and the next normal build redoes them.
 w1_layer() {
@@ -155,6 +180,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	w1_layer
 	guest_layer debug
 	checkpatch_layer
+	kerneldoc_layer
 	skipped patch ||
 		step "make patch: one diff applies to pristine 6.1 and builds" \
 			patch-test "$H" patch-test

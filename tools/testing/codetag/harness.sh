@@ -211,7 +211,9 @@ cmd_boot() {
 	demo)	limit=600; append="$append quiet" ;;
 	shell)	limit=0 ;;
 	esac
-	local qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2
+	# KVM hangs guests on these machines: TCG unless asked otherwise.
+	local qemu=(qemu-system-x86_64 -accel "${CODETAG_ACCEL:-tcg}"
+		    -cpu max -m 1G -smp 2
 		    -no-reboot
 		    -kernel "$out/arch/x86/boot/bzImage"
 		    -initrd "$B/initramfs-$flavor.cpio"
