@@ -5,12 +5,13 @@
 #   make demo    build the guest kernel once, boot it, show codetag at work
 #   make check   every test layer; last line "N passed, N failed"
 #   make shell   boot the guest to a busybox shell (debugfs mounted)
+#   make bench   instructions per allocate+free pair (qemu -icount)
 #   make patch   one diff against pristine 6.1: build/codetag-6.1.patch
 #   make clean   remove build/ (the compiler cache outside it stays)
 
 H := tools/testing/codetag
 
-.PHONY: demo check shell patch clean
+.PHONY: demo check shell bench patch clean
 
 demo:
 	@$(H)/demo.sh
@@ -22,6 +23,9 @@ shell:
 	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
 	 $(H)/harness.sh kernel guest && $(H)/harness.sh initramfs guest && \
 	 $(H)/harness.sh boot guest shell
+
+bench:
+	@$(H)/bench.sh
 
 patch:
 	@$(H)/harness.sh deps && $(H)/harness.sh patch

@@ -46,7 +46,7 @@ skipped() {
 # Results of a guest run: its ok/not ok lines, a complete run, a clean
 # console.
 guest_results() {
-	local flavor=$1 results=$B/results-$flavor.txt console=$LOGS/boot-$flavor.log
+	local flavor=$1 results=$B/test-$flavor.txt console=$LOGS/boot-$flavor.log
 	local n=0 line splats
 
 	if [ -f "$results" ]; then
@@ -92,10 +92,10 @@ kunit_layer() {
 	while IFS= read -r line; do
 		case $line in
 		*"===="*) ;;
-		*"] [PASSED] "*) pass "kunit: ${line##*] [PASSED] }"; n=$((n + 1)) ;;
-		*"] [FAILED] "*) fail "kunit: ${line##*] [FAILED] }"; n=$((n + 1)) ;;
-		*"] [CRASHED] "*) fail "kunit: ${line##*] [CRASHED] } crashed"; n=$((n + 1)) ;;
-		*"] [SKIPPED] "*) fail "kunit: ${line##*] [SKIPPED] } was skipped"; n=$((n + 1)) ;;
+		*"] [PASSED] "*) pass "kunit: ${line##*"] [PASSED] "}"; n=$((n + 1)) ;;
+		*"] [FAILED] "*) fail "kunit: ${line##*"] [FAILED] "}"; n=$((n + 1)) ;;
+		*"] [CRASHED] "*) fail "kunit: ${line##*"] [CRASHED] "} crashed"; n=$((n + 1)) ;;
+		*"] [SKIPPED] "*) fail "kunit: ${line##*"] [SKIPPED] "} was skipped"; n=$((n + 1)) ;;
 		esac
 	done < "$log"
 	if [ $rc -eq 0 ] && [ $n -gt 0 ]; then

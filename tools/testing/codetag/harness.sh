@@ -9,7 +9,8 @@
 #                                   link our files into the tree
 #   harness.sh kernel FLAVOR        configure and build FLAVOR (guest|debug)
 #   harness.sh initramfs FLAVOR     test modules + busybox initramfs
-#   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, demo or shell
+#   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, bench, demo
+#                                   or shell
 #   harness.sh kunit                KUnit suites under UML
 #   harness.sh patch [FILE]         one diff against pristine 6.1
 #
@@ -178,7 +179,7 @@ cmd_initramfs() {
 	mkdir -p "$stage"/{bin,modules,tests}
 	cp /bin/busybox "$stage/bin/"
 	cp "$HARNESS/guest/init" "$stage/init"
-	cp "$HARNESS/guest/demo.sh" "$stage/"
+	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/bench.sh" "$stage/"
 	cp "$HARNESS"/guest/tests/* "$stage/tests/"
 	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
 	spec=$B/initramfs-$flavor.spec
@@ -206,22 +207,25 @@ cmd_boot() {
 	local flavor=$1 mode=$2 out limit append
 	out=$(out_dir "$flavor")
 	append="console=ttyS0 panic=-1 codetag.mode=$mode codetag.flavor=$flavor"
+	local cpus=2 extra=()
 	case $mode in
 	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500} ;;
+	bench)	# One vCPU, guest time counting instructions: exact figures.
+		limit=1500; cpus=1; extra=(-icount shift=0,sleep=off) ;;
 	demo)	limit=600; append="$append quiet" ;;
 	shell)	limit=0 ;;
 	esac
 	# KVM hangs guests on these machines: TCG unless asked otherwise.
 	local qemu=(qemu-system-x86_64 -accel "${CODETAG_ACCEL:-tcg}"
-		    -cpu max -m 1G -smp 2
+		    -cpu max -m 1G -smp "$cpus" "${extra[@]}"
 		    -no-reboot
 		    -kernel "$out/arch/x86/boot/bzImage"
 		    -initrd "$B/initramfs-$flavor.cpio"
 		    -append "$append")
-	if [ "$mode" = test ]; then
-		rm -f "$B/results-$flavor.txt"
+	if [ "$mode" = test ] || [ "$mode" = bench ]; then
+		rm -f "$B/$mode-$flavor.txt"
 		qemu+=(-display none -serial stdio
-		       -serial "file:$B/results-$flavor.txt")
+		       -serial "file:$B/$mode-$flavor.txt")
 	else
 		qemu+=(-nographic)
 	fi
