@@ -16,7 +16,15 @@ check "codetag/types exists and is root-only (0400)" \
 check "no codetag_test type before its module is loaded" \
 	sh -c "! grep -q '^codetag_test' $T"
 
+# A type registered after a module with its tags finds that module.
+insmod $M/codetag_test_tags.ko
+dmesg_mark
 insmod $M/codetag_test_type.ko
+check_eq "a type registered later finds tags of modules loaded before" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0 codetag_test_tags:5"
+check "... and calls its module_load callback for them" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test: codetag_test_tags: 5 tags'"
+rmmod codetag_test_tags
 check_eq "test type registered with no vmlinux tags" \
 	"$(type_line codetag_test)" "codetag_test vmlinux:0"
 
@@ -130,9 +138,12 @@ echo 0 > /sys/module/codetag_test_type/parameters/keep
 echo 1 > /sys/module/codetag_test_type/parameters/keep
 insmod $M/codetag_test_more.ko
 rmmod codetag_test_more
+dmesg_mark
 rmmod codetag_test_type
 check "unregistering the type removes it from the listing" \
 	sh -c "! grep -q '^codetag_test' $T"
+check "... and frees the memory of the module whose tags it kept" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_more: tags no longer in use, freeing'"
 
 # 500 load/unload cycles, after 100 to settle the slab caches: nothing may
 # accumulate. A leak of one 64-byte object per cycle shows as 32 kB.
