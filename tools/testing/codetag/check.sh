@@ -153,6 +153,22 @@ kerneldoc_layer() {
 	fi
 }
 
+# The documentation builds with Sphinx without a warning.
+docs_layer() {
+	local log=$LOGS/htmldocs.log out
+	skipped docs && return
+	make -C "$B/linux" O="$B/out-docs" SPHINXDIRS=codetag htmldocs \
+		> "$log" 2>&1
+	# dot(1) is only for graphs, which these pages do not have.
+	out=$(grep -E "WARNING|ERROR" "$log" | grep -v "dot(1) not found")
+	if [ -z "$out" ] && [ -f "$B/out-docs/Documentation/output/codetag/index.html" ]; then
+		pass "htmldocs: Documentation/codetag builds without warnings"
+	else
+		fail "htmldocs: Documentation/codetag (log: ${log#$ROOT/})"
+		echo "$out" | head -10 | sed 's/^/#   /'
+	fi
+}
+
 # The core must build without warnings at W=1. Kbuild notices the changed
 # flags, so this recompiles our objects and the next normal build redoes them.
 w1_layer() {
@@ -181,6 +197,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	guest_layer debug
 	checkpatch_layer
 	kerneldoc_layer
+	docs_layer
 	skipped patch ||
 		step "make patch: one diff applies to pristine 6.1 and builds" \
 			patch-test "$H" patch-test

@@ -39,7 +39,8 @@ die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages the build rests on; installed only when missing.
 PACKAGES="linux-source-6.1 qemu-system-x86 busybox-static flex bison bc cpio
-	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils kmod"
+	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils git
+	  python3-sphinx python3-sphinx-rtd-theme"
 
 cmd_deps() {
 	local missing=() p

@@ -102,6 +102,22 @@ rmmod codetag_test_more
 check_eq "... and so do the second module's" \
 	"$(type_line codetag_test)" "codetag_test vmlinux:0"
 
+# A module whose init fails goes through the same unload path.
+check "a module whose init fails does not load" \
+	sh -c "! insmod $M/codetag_test_tags.ko fail_init=1 2>/dev/null"
+check_eq "... and its tags are not listed" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0"
+echo 1 > /sys/module/codetag_test_type/parameters/keep
+insmod $M/codetag_test_tags.ko fail_init=1 2>/dev/null
+# (busybox insmod tries a failing load twice: one kept copy per attempt)
+type_line codetag_test > /tmp/line
+check "... unless the type keeps them" \
+	grep -Eqx 'codetag_test vmlinux:0( codetag_test_tags\[unloaded\]:5)+' /tmp/line
+echo 1 > $D/codetag_test/release
+echo 0 > /sys/module/codetag_test_type/parameters/keep
+check_eq "... until it releases them" \
+	"$(type_line codetag_test)" "codetag_test vmlinux:0"
+
 # A type refusing a module's tags makes its loading fail cleanly.
 echo 1 > /sys/module/codetag_test_type/parameters/refuse_load
 check "a module whose tags are refused does not load" \
