@@ -218,7 +218,7 @@ cmd_boot() {
 	esac
 	# KVM hangs guests on these machines: TCG unless asked otherwise.
 	local qemu=(qemu-system-x86_64 -accel "${CODETAG_ACCEL:-tcg}"
-		    -cpu max -m 1G -smp "$cpus" "${extra[@]}"
+		    -cpu max -m 1G -smp "$cpus" -nic none "${extra[@]}"
 		    -no-reboot
 		    -kernel "$out/arch/x86/boot/bzImage"
 		    -initrd "$B/initramfs-$flavor.cpio"

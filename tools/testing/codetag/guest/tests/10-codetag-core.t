@@ -90,6 +90,14 @@ check "control: a refused batch changes nothing" \
 	sh -c "! printf 'func site_two hit\nfunc site_one frob\n' > $C 2>/dev/null"
 check "control: ... site_two still has one hit" \
 	grep -q "func:site_two hits:1" $D/codetag_test/tags
+check "control: 'index 0 hit' selects the first tag listed" \
+	sh -c "echo 'index 0 hit' > $C &&
+	       head -1 $D/codetag_test/tags | grep -q 'hits:2\$' &&
+	       head -2 $D/codetag_test/tags | tail -1 | grep -q 'hits:1\$'"
+head -c 5000 /dev/zero | tr '\0' ' ' > /tmp/big
+check "control: a write longer than a page is refused" \
+	sh -c "! dd if=/tmp/big of=$C bs=5000 count=1 2>/dev/null &&
+	       dmesg | tail -1 | grep -q 'command too long (5000 bytes'"
 check "control: 'module codetag_test_more reset' resets that module only" \
 	sh -c "echo 'module codetag_test_more reset' > $C &&
 	       grep -c 'module:codetag_test_more .*hits:0' $D/codetag_test/tags | grep -qx 2 &&
