@@ -25,7 +25,7 @@ static_assert(sizeof(struct test_tag) % 8 == 0);
 
 /* A tag at the line this is expanded at, which is stored in *line. */
 #define TEST_TAG(cls, line) ({						\
-	CODETAG_DEFINE(test_tag, _tag, codetag_test) = {		\
+	CODETAG_DEFINE(struct test_tag, _tag, codetag_test) = {		\
 		.ct = CODE_TAG_INIT, .class = cls,			\
 	};								\
 	*(line) = __LINE__;						\

@@ -44,31 +44,30 @@
 
 /* ---- Sections ---------------------------------------------------------- */
 
-enum codetag_section_id {
-#define CODETAG_SECTION_ID(name)	CODETAG_SECTION_ID_##name,
-	CODETAG_SECTION_LIST(CODETAG_SECTION_ID)
-#undef CODETAG_SECTION_ID
-	NR_CODETAG_SECTIONS
-};
-
-/* Each section's name and its tags in vmlinux. */
-static struct {
-	const char *name;
-	struct codetag_section vmlinux;
-} codetag_sections[NR_CODETAG_SECTIONS] = {
 #define CODETAG_SECTION_ENTRY(sym) {					\
 	.name = __stringify(sym),					\
 	.vmlinux = { __start_##sym, __stop_##sym, "vmlinux" },		\
-},
-	CODETAG_SECTION_LIST(CODETAG_SECTION_ENTRY)
-#undef CODETAG_SECTION_ENTRY
+}
+
+/*
+ * Each tag section's name and its tags in vmlinux: one entry per section
+ * of CODETAG_SECTIONS() in include/asm-generic/vmlinux.lds.h.
+ */
+static struct {
+	const char *name;
+	struct codetag_section vmlinux;
+} codetag_sections[] = {
+	CODETAG_SECTION_ENTRY(codetag_test),
+	CODETAG_SECTION_ENTRY(alloc_tags),
 };
+
+#define NR_CODETAG_SECTIONS	ARRAY_SIZE(codetag_sections)
 
 static int codetag_section_id(const char *name)
 {
 	int i;
 
-	for (i = 0; i < NR_CODETAG_SECTIONS; i++)
+	for (i = 0; i < (int)NR_CODETAG_SECTIONS; i++)
 		if (!strcmp(name, codetag_sections[i].name))
 			return i;
 	return -1;
@@ -246,7 +245,7 @@ static void put_kept_module(struct codetag_module *cmod)
  *
  * Finds the type's tags in vmlinux and in every module loaded so far, and
  * from now on in every module that is loaded, calling @desc->module_load
- * for each module. The section must be listed in CODETAG_SECTION_LIST().
+ * for each module. The section must be one of CODETAG_SECTIONS() in vmlinux.lds.h.
  *
  * Context: process context; takes codetag_mutex.
  * Return: the type, or an ERR_PTR(): -EINVAL for a bad descriptor, -EBUSY
@@ -261,7 +260,7 @@ struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 
 	sid = desc->section ? codetag_section_id(desc->section) : -1;
 	if (sid < 0) {
-		pr_err("no tag section '%s' (see CODETAG_SECTION_LIST)\n",
+		pr_err("no tag section '%s' (see CODETAG_SECTIONS in vmlinux.lds.h)\n",
 		       desc->section ?: "(null)");
 		return ERR_PTR(-EINVAL);
 	}
@@ -712,6 +711,7 @@ EXPORT_SYMBOL_GPL(codetag_iter_current);
 struct codetag_seq_priv {
 	struct codetag_iterator iter;
 	loff_t pos;		/* seq_file position of iter's tag */
+	int (*header)(struct seq_file *m);
 	int (*show)(struct seq_file *m, struct codetag *ct);
 };
 
@@ -723,12 +723,15 @@ struct codetag_seq_priv {
 static void *codetag_seq_start(struct seq_file *m, loff_t *pos)
 {
 	struct codetag_seq_priv *priv = m->private;
+	loff_t first = priv->header ? 1 : 0;	/* position of the first tag */
 	struct codetag *ct;
 
 	codetag_lock_type(priv->iter.cttype);
-	if (*pos < priv->pos || !*pos) {
+	if (*pos < first)
+		return SEQ_START_TOKEN;
+	if (*pos == first || *pos < priv->pos || priv->pos < first) {
 		codetag_iter_init(&priv->iter, priv->iter.cttype);
-		priv->pos = 0;
+		priv->pos = first;
 		ct = codetag_next(&priv->iter);
 	} else {
 		ct = codetag_iter_current(&priv->iter);
@@ -745,6 +748,10 @@ static void *codetag_seq_next(struct seq_file *m, void *v, loff_t *pos)
 	struct codetag_seq_priv *priv = m->private;
 
 	priv->pos = ++*pos;
+	if (v == SEQ_START_TOKEN) {
+		/* The header is position 0; tags follow from 1. */
+		codetag_iter_init(&priv->iter, priv->iter.cttype);
+	}
 	return codetag_next(&priv->iter);
 }
 
@@ -759,6 +766,8 @@ static int codetag_seq_show(struct seq_file *m, void *v)
 {
 	struct codetag_seq_priv *priv = m->private;
 
+	if (v == SEQ_START_TOKEN)
+		return priv->header(m);
 	return priv->show(m, v);
 }
 
@@ -773,6 +782,7 @@ static const struct seq_operations codetag_seq_ops = {
  * codetag_seq_open() - open a seq_file listing every tag of a type
  * @file: the file being opened
  * @cttype: the type
+ * @header: optional; prints lines that come before the tags
  * @show: prints one tag
  *
  * Readers may stop and resume anywhere; module load and unload in between
@@ -781,6 +791,7 @@ static const struct seq_operations codetag_seq_ops = {
  * Return: 0 or -ENOMEM.
  */
 int codetag_seq_open(struct file *file, struct codetag_type *cttype,
+		     int (*header)(struct seq_file *m),
 		     int (*show)(struct seq_file *m, struct codetag *ct))
 {
 	struct codetag_seq_priv *priv;
@@ -789,6 +800,7 @@ int codetag_seq_open(struct file *file, struct codetag_type *cttype,
 	if (!priv)
 		return -ENOMEM;
 	codetag_iter_init(&priv->iter, cttype);
+	priv->header = header;
 	priv->show = show;
 	return 0;
 }

@@ -9,7 +9,6 @@
 
 #include <linux/bits.h>
 #include <linux/types.h>
-#include <linux/codetag/sections.h>
 
 struct module;
 struct seq_buf;
@@ -56,28 +55,29 @@ struct codetag {
 }
 
 /**
- * CODETAG_DEFINE - define a tag of type struct @tagstruct in @section
- * @tagstruct: the application's tag struct (embeds &struct codetag, is
- *	8-byte aligned and a multiple of 8 bytes long)
+ * CODETAG_DEFINE - define a tag of type @tag_t in @section
+ * @tag_t: the application's tag struct (embeds &struct codetag, is 8-byte
+ *	aligned and a multiple of 8 bytes long)
  * @name: variable name
- * @section: section name, an entry of CODETAG_SECTION_LIST()
+ * @section: section name, one listed in CODETAG_SECTIONS()
  *
  * Expand inside a function and follow with an initializer. The explicit
  * alignment stops the compiler from padding large objects to 32 bytes,
  * which would leave holes in the section array.
  */
-#define CODETAG_DEFINE(tagstruct, name, section)			\
-	static struct tagstruct name __used __aligned(8) __section(#section)
+#define CODETAG_DEFINE(tag_t, name, section)				\
+	static tag_t name __used __aligned(8) __section(#section)
 
 /*
  * CODETAG_DECLARE_SECTION - declare the vmlinux bounds of a tag section
  *
- * The linker script defines them for each CODETAG_SECTION_LIST() entry.
+ * CODETAG_SECTIONS() in include/asm-generic/vmlinux.lds.h defines them.
  */
 #define CODETAG_DECLARE_SECTION(name)					\
 	extern struct codetag __start_##name[], __stop_##name[]
 
 CODETAG_DECLARE_SECTION(codetag_test);
+CODETAG_DECLARE_SECTION(alloc_tags);
 
 /**
  * struct codetag_section - the tags of one type in vmlinux or in one module
@@ -95,7 +95,7 @@ struct codetag_type;
 
 /**
  * struct codetag_type_desc - what an application registers
- * @section: section name, an entry of CODETAG_SECTION_LIST()
+ * @section: section name, one listed in CODETAG_SECTIONS()
  * @tag_size: size of the application's tag struct
  * @tag_class: optional; the class of a tag, for the ``class`` selector
  * @module_load: optional; a module with tags of this type is being loaded,
@@ -218,6 +218,7 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 			      char *buf);
 
 int codetag_seq_open(struct file *file, struct codetag_type *cttype,
+		     int (*header)(struct seq_file *m),
 		     int (*show)(struct seq_file *m, struct codetag *ct));
 int codetag_seq_release(struct inode *inode, struct file *file);
 

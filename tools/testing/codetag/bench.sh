@@ -7,9 +7,9 @@
 # guest nanosecond is one instruction, so the figures are instruction
 # counts that repeat exactly whatever else the host is doing.
 #
-# Columns are kernels. Today there is one: the guest kernel, with the
-# codetag core and no allocation profiling ("compiled out"). The alloc_tag
-# work adds "compiled in, disabled" and "enabled" beside it.
+# Columns: the guest kernel built without allocation profiling ("out"),
+# the guest kernel with it compiled in but booted with
+# sysctl.vm.mem_profiling=0 ("off"), and the same kernel with it on ("on").
 
 set -euo pipefail
 HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,20 +29,32 @@ quiet() {
 	fi
 }
 
+# run FLAVOR NAME [CMDLINE]: one benchmark boot, results in bench-NAME.txt
+run() {
+	CODETAG_APPEND=${3:-} quiet "bench-$2" "$H" boot "$1" bench
+	tr -d '\r' < "$B/bench-$1.txt" > "$B/bench-$2.txt"
+	grep -q '^done$' "$B/bench-$2.txt" || {
+		echo "bench: the $2 guest did not finish (log: build/logs/bench-$2.log)" >&2
+		exit 1
+	}
+}
+
 quiet deps "$H" deps
 quiet tree "$H" tree
-quiet kernel-guest "$H" kernel guest
-quiet initramfs-guest "$H" initramfs guest
-quiet bench-guest "$H" boot guest bench
+for flavor in nopro guest; do
+	quiet "kernel-$flavor" "$H" kernel "$flavor"
+	quiet "initramfs-$flavor" "$H" initramfs "$flavor"
+done
+run nopro out
+run guest off sysctl.vm.mem_profiling=0
+run guest on sysctl.vm.mem_profiling=1
 
-results=$B/bench-guest.txt
-tr -d '\r' < "$results" > "$results.clean"
-grep -q '^done$' "$results.clean" || {
-	echo "bench: the guest did not finish (log: build/logs/bench-guest.log)" >&2
-	exit 1
-}
-printf '%-22s %14s\n' "allocate+free pair" "compiled out"
-printf '%-22s %14s\n' "" "instructions"
-grep -v '^done$' "$results.clean" | while read -r row value; do
-	printf '%-22s %14s\n' "$row" "$value"
+printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
+printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
+grep -v '^done$' "$B/bench-out.txt" | while read -r row out; do
+	off=$(awk -v r="$row" '$1 == r { print $2 }' "$B/bench-off.txt")
+	on=$(awk -v r="$row" '$1 == r { print $2 }' "$B/bench-on.txt")
+	awk -v r="$row" -v a="$out" -v b="$off" -v c="$on" 'BEGIN {
+		printf "%-22s %10s %10s %10s %+8.1f%% %+8.1f%%\n", r, a, b, c,
+			(b / a - 1) * 100, (c / a - 1) * 100 }'
 done

@@ -7,7 +7,8 @@
 #   harness.sh deps                 install missing Debian packages (root)
 #   harness.sh tree                 unpack 6.1 once, apply patches/series,
 #                                   link our files into the tree
-#   harness.sh kernel FLAVOR        configure and build FLAVOR (guest|debug)
+#   harness.sh kernel FLAVOR        configure and build FLAVOR (guest, debug,
+#                                   or nopro: guest without profiling)
 #   harness.sh initramfs FLAVOR     test modules + busybox initramfs
 #   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, bench, demo
 #                                   or shell
@@ -118,6 +119,7 @@ fragments() {
 	case $1 in
 	guest)	echo "$HARNESS/configs/guest.config" ;;
 	debug)	echo "$HARNESS/configs/guest.config $HARNESS/configs/debug.config" ;;
+	nopro)	echo "$HARNESS/configs/guest.config $HARNESS/configs/no-profiling.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
 	esac
 }
@@ -183,11 +185,18 @@ cmd_initramfs() {
 	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/bench.sh" "$stage/"
 	cp "$HARNESS"/guest/tests/* "$stage/tests/"
 	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
+	# GNU sort, for "sort -hr" (busybox's sort has no -h), and its libc.
+	mkdir -p "$stage/usr/bin" "$stage/lib/x86_64-linux-gnu" "$stage/lib64" \
+		"$stage/etc"
+	cp "$HARNESS/guest/profile" "$stage/etc/profile"
+	cp /usr/bin/sort "$stage/usr/bin/"
+	cp /lib/x86_64-linux-gnu/libc.so.6 "$stage/lib/x86_64-linux-gnu/"
+	cp /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
 	spec=$B/initramfs-$flavor.spec
 	{
 		echo "dir /dev 0755 0 0"
 		echo "nod /dev/console 0600 0 0 c 5 1"
-		for f in proc sys tmp root sbin usr usr/bin usr/sbin; do
+		for f in proc sys tmp root sbin usr usr/sbin; do
 			echo "dir /$f 0755 0 0"
 		done
 		(cd "$stage" && find . -mindepth 1 | sort) | while read -r f; do
@@ -208,6 +217,7 @@ cmd_boot() {
 	local flavor=$1 mode=$2 out limit append
 	out=$(out_dir "$flavor")
 	append="console=ttyS0 panic=-1 codetag.mode=$mode codetag.flavor=$flavor"
+	append="$append ${CODETAG_APPEND:-}"
 	local cpus=2 extra=()
 	case $mode in
 	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500} ;;

@@ -6,17 +6,32 @@
 
 D=/sys/kernel/debug
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-run() { printf '# %s\n' "$*"; sh -c "$*"; }
+run() { printf '# %s\n' "$*"; sh -c ". /etc/profile; $*"; }
 
 echo "codetag guest demo"
+
 say "codetag on Linux $(uname -r): tag types registered at boot"
 run "cat $D/codetag/types"
-[ -s $D/codetag/types ] || echo "(none: no application is built into this kernel yet)"
+
+say "Allocation profiling: the call sites holding the most memory"
+run "sort -hr $D/alloc_tags | head -5"
+
+say "A leak grows on one line of a module"
+insmod /modules/codetag_test_holder.ko
+insmod /modules/codetag_test_leak.ko
+run "echo 64 > $D/codetag_test_leak; grep leak_pages $D/alloc_tags"
+run "echo 64 > $D/codetag_test_leak; grep leak_pages $D/alloc_tags"
+run "grep leak_pages /proc/allocinfo"
+say "Unloaded with live allocations: its tags are kept until they are freed"
+run "rmmod codetag_test_leak; dmesg | grep 'unloaded with'"
+run "grep leak_pages $D/alloc_tags"
+echo 1 > $D/codetag_test_holder
+rmmod codetag_test_holder
 
 say "A module with code tags comes and goes"
 run "insmod /modules/codetag_test_type.ko"
 run "insmod /modules/codetag_test_tags.ko"
-run "cat $D/codetag/types"
+run "grep '^codetag_test ' $D/codetag/types"
 run "cat $D/codetag_test/tags"
 say "One control language for every application: select, then act"
 run "echo 'file codetag_test_tags.c func site_one hit' > $D/codetag_test/control"
@@ -24,6 +39,6 @@ run "grep site_one $D/codetag_test/tags"
 say "A malformed command changes nothing; the kernel log names the bad word"
 run "echo 'func site_one line 0-x hit' > $D/codetag_test/control"
 run "rmmod codetag_test_tags"
-run "cat $D/codetag/types"
+run "grep '^codetag_test ' $D/codetag/types"
 run "rmmod codetag_test_type"
 echo

@@ -91,7 +91,7 @@ static int tags_show(struct seq_file *m, struct codetag *ct)
 
 static int tags_open(struct inode *inode, struct file *file)
 {
-	return codetag_seq_open(file, test_type, tags_show);
+	return codetag_seq_open(file, test_type, NULL, tags_show);
 }
 
 static const struct file_operations tags_fops = {

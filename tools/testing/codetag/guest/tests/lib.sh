@@ -3,6 +3,8 @@
 
 RESULTS=${RESULTS:-/dev/ttyS1}
 
+. /etc/profile
+
 report() {
 	echo "$*"
 	echo "$*" >> "$RESULTS"

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Allocation tags: every allocation call site has a tag that counts the
+ * bytes and calls it has live. See Documentation/codetag/alloc_tag.rst.
+ *
+ * This header is included by <linux/gfp.h>: it holds only what call sites
+ * and the allocators' fast paths need.
+ */
+#ifndef _LINUX_CODETAG_ALLOC_TAG_H
+#define _LINUX_CODETAG_ALLOC_TAG_H
+
+#include <linux/codetag/codetag.h>
+#include <linux/irqflags.h>	/* generic this_cpu ops disable irqs */
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+/**
+ * struct alloc_tag_counters - what one CPU has charged to a tag
+ * @bytes: bytes allocated minus bytes freed
+ * @calls: allocations minus frees
+ *
+ * One CPU's figures may go negative (allocated here, freed there); only
+ * their sum over all CPUs means anything.
+ */
+struct alloc_tag_counters {
+	u64 bytes;
+	u64 calls;
+};
+
+/**
+ * struct alloc_tag - one allocation call site
+ * @ct: its identity
+ * @counters: per-CPU counters: static for built-in code, allocated when
+ *	the module is loaded for modules
+ */
+struct alloc_tag {
+	struct codetag ct;
+	struct alloc_tag_counters __percpu *counters;
+};
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+
+DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+			 mem_alloc_profiling_key);
+
+/**
+ * mem_alloc_profiling_enabled() - is allocation profiling switched on
+ *
+ * Context: any. It is a static branch, one patched jump or no-op at each
+ * hook and nothing else, so that a kernel with profiling compiled in but
+ * switched off pays one instruction per hook.
+ * Return: true if allocations are being charged to their call sites.
+ */
+static __always_inline bool mem_alloc_profiling_enabled(void)
+{
+	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+				   &mem_alloc_profiling_key);
+}
+
+#ifdef MODULE
+/*
+ * Module per-CPU space is small and fixed: module tags get their counters
+ * when the module is loaded, before any of its code runs.
+ */
+#define DEFINE_ALLOC_TAG(_name)						\
+	static struct alloc_tag _name __used __aligned(8)		\
+		__section("alloc_tags") = { .ct = CODE_TAG_INIT }	/* as CODETAG_DEFINE() */
+#else
+#define DEFINE_ALLOC_TAG(_name)						\
+	static DEFINE_PER_CPU(struct alloc_tag_counters, _name##_counters); \
+	CODETAG_DEFINE(struct alloc_tag, _name, alloc_tags) = {		\
+		.ct = CODE_TAG_INIT,					\
+		.counters = &_name##_counters,				\
+	}
+#endif
+
+struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag);
+
+/**
+ * alloc_tag_add() - charge an allocation to a tag
+ * @tag: the call site
+ * @bytes: what the allocator handed out
+ *
+ * Two per-CPU additions; safe in any context.
+ */
+static __always_inline void alloc_tag_add(struct alloc_tag *tag, size_t bytes)
+{
+	this_cpu_add(tag->counters->bytes, bytes);
+	this_cpu_inc(tag->counters->calls);
+}
+
+/**
+ * alloc_tag_sub() - discharge a freed allocation
+ * @tag: the call site it was charged to
+ * @bytes: what alloc_tag_add() was given for it
+ */
+static __always_inline void alloc_tag_sub(struct alloc_tag *tag, size_t bytes)
+{
+	this_cpu_sub(tag->counters->bytes, bytes);
+	this_cpu_dec(tag->counters->calls);
+}
+
+/**
+ * alloc_hooks() - charge the allocations a call makes to this line
+ * @...: the call of a ``_noprof`` allocator
+ *
+ * Makes this line's tag the current task's allocation tag for the call
+ * and restores the previous one after it, so that a helper written as
+ * ``foo_noprof()`` and wrapped as ``#define foo(...)
+ * alloc_hooks(foo_noprof(__VA_ARGS__))`` charges its caller's line.
+ *
+ * The call is written out twice and exactly one copy runs: while
+ * profiling is off it is made directly, behind one static branch, with no
+ * tag saved or restored.
+ */
+#define alloc_hooks(...) ({						\
+	typeof(__VA_ARGS__) _res;					\
+									\
+	if (mem_alloc_profiling_enabled()) {				\
+		DEFINE_ALLOC_TAG(_alloc_tag);				\
+		struct alloc_tag *_old_tag = alloc_tag_save(&_alloc_tag); \
+									\
+		_res = __VA_ARGS__;					\
+		alloc_tag_restore(&_alloc_tag, _old_tag);		\
+	} else {							\
+		_res = __VA_ARGS__;					\
+	}								\
+	_res;								\
+})
+
+#else /* !CONFIG_MEM_ALLOC_PROFILING */
+
+static inline bool mem_alloc_profiling_enabled(void)
+{
+	return false;
+}
+
+#define alloc_hooks(...) (__VA_ARGS__)
+
+#endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+#endif /* _LINUX_CODETAG_ALLOC_TAG_H */

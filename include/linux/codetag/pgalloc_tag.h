@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Page allocator side of allocation tags: which tag a page was charged to
+ * is kept in spare bits of page->flags, as a reference number, so a free
+ * finds its tag without a search and without memory per page.
+ *
+ * Included only by the page allocator.
+ */
+#ifndef _LINUX_CODETAG_PGALLOC_TAG_H
+#define _LINUX_CODETAG_PGALLOC_TAG_H
+
+#include <linux/codetag/alloc_tag.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+
+/*
+ * Reference numbers: 0 is "no tag"; 1..N are vmlinux's tags in section
+ * order; module tags get a range above that when their module is loaded.
+ */
+#define ALLOC_TAG_REF_WIDTH	16
+#define ALLOC_TAG_REF_PGOFF	NR_PAGEFLAGS
+#define ALLOC_TAG_REF_MASK	(((1UL << ALLOC_TAG_REF_WIDTH) - 1) << ALLOC_TAG_REF_PGOFF)
+
+/* Free bits between the page flags and the fields at the top of flags. */
+#define ALLOC_TAG_REF_ROOM	(LRU_REFS_PGOFF - NR_PAGEFLAGS)
+
+/*
+ * A compile-time constant: where the flags have no room, page accounting
+ * compiles away and alloc_tag.c says so at boot.
+ */
+#define pgalloc_tag_usable	(ALLOC_TAG_REF_ROOM >= ALLOC_TAG_REF_WIDTH)
+
+unsigned int alloc_tag_module_ref(struct alloc_tag *tag);
+struct alloc_tag *alloc_tag_module_tag(unsigned int ref);
+
+static inline struct alloc_tag *alloc_tags_vmlinux(void)
+{
+	return (struct alloc_tag *)__start_alloc_tags;
+}
+
+static inline unsigned int alloc_tag_ref(struct alloc_tag *tag)
+{
+	struct alloc_tag *first = alloc_tags_vmlinux();
+
+	if (tag >= first && tag < (struct alloc_tag *)__stop_alloc_tags)
+		return tag - first + 1;
+	return alloc_tag_module_ref(tag);
+}
+
+static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
+{
+	unsigned int nr_vmlinux = (struct alloc_tag *)__stop_alloc_tags -
+				  alloc_tags_vmlinux();
+
+	if (ref <= nr_vmlinux)
+		return ref ? alloc_tags_vmlinux() + ref - 1 : NULL;
+	return alloc_tag_module_tag(ref);
+}
+
+static inline unsigned int page_alloc_tag_ref(const struct page *page)
+{
+	return (page->flags & ALLOC_TAG_REF_MASK) >> ALLOC_TAG_REF_PGOFF;
+}
+
+/* The page is the allocator's alone here: plain stores suffice. */
+static inline void set_page_alloc_tag_ref(struct page *page, unsigned int ref)
+{
+	page->flags = (page->flags & ~ALLOC_TAG_REF_MASK) |
+		      ((unsigned long)ref << ALLOC_TAG_REF_PGOFF);
+}
+
+/* Charge a new block of 2^order pages to the current task's tag. */
+static inline void pgalloc_tag_add(struct page *page, unsigned int order)
+{
+	struct alloc_tag *tag;
+	unsigned int ref;
+
+	if (!mem_alloc_profiling_enabled() || !pgalloc_tag_usable)
+		return;
+	tag = current->alloc_tag;
+	if (!tag)
+		return;
+	ref = alloc_tag_ref(tag);
+	if (!ref)
+		return;
+	set_page_alloc_tag_ref(page, ref);
+	alloc_tag_add(tag, PAGE_SIZE << order);
+}
+
+/*
+ * Discharge a freed block. Tagged pages are discharged even after
+ * profiling was switched off, so counters never drift.
+ */
+static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
+{
+	struct alloc_tag *tag;
+	unsigned int ref;
+
+	if (!pgalloc_tag_usable)
+		return;
+	ref = page_alloc_tag_ref(page);
+	if (!ref)
+		return;
+	set_page_alloc_tag_ref(page, 0);
+	tag = alloc_tag_of_ref(ref);
+	if (tag)
+		alloc_tag_sub(tag, PAGE_SIZE << order);
+}
+
+/*
+ * A tagged block of 2^order pages becomes 2^order single pages, each of
+ * which will be freed on its own: tag them all, one call each.
+ */
+static inline void pgalloc_tag_split(struct page *page, unsigned int order)
+{
+	unsigned int ref = pgalloc_tag_usable ? page_alloc_tag_ref(page) : 0;
+	struct alloc_tag *tag;
+	unsigned int i;
+
+	if (!ref || !order)
+		return;
+	tag = alloc_tag_of_ref(ref);
+	if (!tag)
+		return;
+	for (i = 1; i < (1U << order); i++)
+		set_page_alloc_tag_ref(page + i, ref);
+	this_cpu_add(tag->counters->calls, (1U << order) - 1);
+}
+
+/*
+ * The head of a non-compound block keeps a reference while its tail is
+ * freed piecemeal: the head will later be freed alone, as one page.
+ */
+static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
+{
+	unsigned int ref = pgalloc_tag_usable ? page_alloc_tag_ref(page) : 0;
+	struct alloc_tag *tag;
+
+	if (!ref || !order)
+		return;
+	tag = alloc_tag_of_ref(ref);
+	if (tag)
+		this_cpu_sub(tag->counters->bytes,
+			     (PAGE_SIZE << order) - PAGE_SIZE);
+}
+
+#else /* !CONFIG_MEM_ALLOC_PROFILING */
+
+static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
+static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
+static inline void pgalloc_tag_split(struct page *page, unsigned int order) {}
+static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order) {}
+
+#endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+#endif /* _LINUX_CODETAG_PGALLOC_TAG_H */

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation tags: per-call-site accounting of kernel allocations.
+ *
+ * Each allocation call site has a struct alloc_tag (see alloc_hooks()),
+ * whose per-CPU counters the allocators charge and discharge. This file
+ * registers the tag type with the code tag registry, gives module tags
+ * their counters and page-reference numbers, keeps the tags of a module
+ * unloaded with live allocations until those are freed, and reports:
+ * /proc/allocinfo in upstream Linux's format, and
+ * /sys/kernel/debug/alloc_tags with human-readable sizes.
+ */
+
+#define pr_fmt(fmt) "alloc_tag: " fmt
+
+#include <linux/codetag/alloc_tag.h>
+#include <linux/codetag/pgalloc_tag.h>
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/rculist.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
+
+/* Every allocation wrapper tests it, in modules too, GPL or not. */
+#ifdef CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT
+DEFINE_STATIC_KEY_TRUE(mem_alloc_profiling_key);
+#else
+DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
+#endif
+EXPORT_SYMBOL(mem_alloc_profiling_key);
+
+/* sysctl.vm.mem_profiling= from the command line: -1 if not given. */
+static int mem_profiling_boot = -1;
+/* False when booted with sysctl.vm.mem_profiling=never. */
+static bool mem_profiling_support = true;
+
+static struct codetag_type *alloc_tag_cttype;
+
+/* ---- Counters ---------------------------------------------------------- */
+
+/**
+ * alloc_tag_read() - what is live at a call site
+ * @tag: the tag
+ *
+ * Sums the per-CPU counters; concurrent updates may or may not be seen.
+ *
+ * Return: live bytes and calls, never below zero.
+ */
+struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag)
+{
+	struct alloc_tag_counters sum = { 0, 0 };
+	int cpu;
+
+	if (!tag->counters)
+		return sum;
+	for_each_possible_cpu(cpu) {
+		const struct alloc_tag_counters *c = per_cpu_ptr(tag->counters, cpu);
+
+		sum.bytes += READ_ONCE(c->bytes);
+		sum.calls += READ_ONCE(c->calls);
+	}
+	/* A racing alloc/free pair on two CPUs can dip below zero briefly. */
+	if ((s64)sum.bytes < 0)
+		sum.bytes = 0;
+	if ((s64)sum.calls < 0)
+		sum.calls = 0;
+	return sum;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_read);
+
+static bool alloc_tag_is_vmlinux(const struct alloc_tag *tag)
+{
+	return tag >= alloc_tags_vmlinux() &&
+	       tag < (struct alloc_tag *)__stop_alloc_tags;
+}
+
+/* ---- Module tags ------------------------------------------------------- */
+
+/**
+ * struct alloc_tag_module - the tags of one module
+ * @link: entry in alloc_tag_modules, sorted by @first_ref; RCU
+ * @sect: the tags
+ * @first_ref: page-reference number of the first tag, 0 if none
+ * @nr: number of tags
+ * @kept: the module is gone, allocations charged to it are not
+ * @idle_link: entry in a list of kept modules being released
+ * @rcu: for freeing after readers are done
+ */
+struct alloc_tag_module {
+	struct list_head link;
+	struct list_head idle_link;
+	struct codetag_section *sect;
+	unsigned int first_ref;
+	unsigned int nr;
+	bool kept;
+	struct rcu_head rcu;
+};
+
+/*
+ * Readers (the free path, in any context) walk the list under RCU; writers
+ * hold alloc_tag_modules_lock, which nests inside the registry's mutex.
+ */
+static LIST_HEAD(alloc_tag_modules);
+static DEFINE_MUTEX(alloc_tag_modules_lock);
+
+static void release_kept_modules(struct work_struct *work);
+static DECLARE_DELAYED_WORK(release_work, release_kept_modules);
+
+/* How often kept modules are checked for their last allocation's free. */
+#define RELEASE_INTERVAL	(5 * HZ)
+
+static struct alloc_tag *module_tag(const struct alloc_tag_module *am,
+				    unsigned int i)
+{
+	return (struct alloc_tag *)am->sect->start + i;
+}
+
+/**
+ * alloc_tag_module_ref() - page-reference number of a module's tag
+ * @tag: the tag
+ *
+ * Return: its number, or 0 if it has none (the pages are then not charged).
+ */
+unsigned int alloc_tag_module_ref(struct alloc_tag *tag)
+{
+	struct alloc_tag_module *am;
+	unsigned int ref = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(am, &alloc_tag_modules, link) {
+		if (tag >= module_tag(am, 0) && tag < module_tag(am, am->nr)) {
+			if (am->first_ref)
+				ref = am->first_ref + (tag - module_tag(am, 0));
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ref;
+}
+
+/**
+ * alloc_tag_module_tag() - the module tag with a page-reference number
+ * @ref: the number
+ *
+ * Return: the tag, or NULL if no module has it.
+ */
+struct alloc_tag *alloc_tag_module_tag(unsigned int ref)
+{
+	struct alloc_tag_module *am;
+	struct alloc_tag *tag = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(am, &alloc_tag_modules, link) {
+		if (am->first_ref && ref >= am->first_ref &&
+		    ref < am->first_ref + am->nr) {
+			tag = module_tag(am, ref - am->first_ref);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return tag;
+}
+
+/*
+ * First fit above vmlinux's numbers. Returns where in the sorted list to
+ * insert, and the first number, 0 if there is no room.
+ */
+static struct list_head *find_ref_range(unsigned int nr, unsigned int *first)
+{
+	unsigned int next = (struct alloc_tag *)__stop_alloc_tags -
+			    alloc_tags_vmlinux() + 1;
+	unsigned int limit = 1U << ALLOC_TAG_REF_WIDTH;
+	struct alloc_tag_module *am;
+
+	list_for_each_entry(am, &alloc_tag_modules, link) {
+		if (!am->first_ref)
+			continue;
+		if (am->first_ref - next >= nr)
+			break;
+		next = am->first_ref + am->nr;
+	}
+	*first = next + nr <= limit ? next : 0;
+	return &am->link;
+}
+
+static void free_module_counters(struct alloc_tag_module *am)
+{
+	unsigned int i;
+
+	for (i = 0; i < am->nr; i++) {
+		free_percpu(module_tag(am, i)->counters);
+		module_tag(am, i)->counters = NULL;
+	}
+}
+
+static int alloc_tag_module_load(struct codetag_type *cttype,
+				 struct codetag_section *sect)
+{
+	struct alloc_tag_module *am;
+	struct list_head *pos;
+	unsigned int i;
+
+	am = kzalloc(sizeof(*am), GFP_KERNEL);
+	if (!am)
+		return -ENOMEM;
+	am->sect = sect;
+	am->nr = ((char *)sect->stop - (char *)sect->start) /
+		 sizeof(struct alloc_tag);
+	for (i = 0; i < am->nr; i++) {
+		module_tag(am, i)->counters = alloc_percpu(struct alloc_tag_counters);
+		if (!module_tag(am, i)->counters) {
+			free_module_counters(am);
+			kfree(am);
+			return -ENOMEM;
+		}
+	}
+
+	mutex_lock(&alloc_tag_modules_lock);
+	pos = find_ref_range(am->nr, &am->first_ref);
+	if (!am->first_ref && pgalloc_tag_usable)
+		pr_warn("%s: no page reference numbers left for its %u tags: its page allocations are not charged\n",
+			sect->modname, am->nr);
+	list_add_tail_rcu(&am->link, pos);
+	mutex_unlock(&alloc_tag_modules_lock);
+	return 0;
+}
+
+static struct alloc_tag_module *find_module(struct codetag_section *sect)
+{
+	struct alloc_tag_module *am;
+
+	list_for_each_entry(am, &alloc_tag_modules, link)
+		if (am->sect == sect)
+			return am;
+	return NULL;
+}
+
+static bool module_live(struct alloc_tag_module *am, u64 *bytes, u64 *calls)
+{
+	unsigned int i;
+
+	*bytes = 0;
+	*calls = 0;
+	for (i = 0; i < am->nr; i++) {
+		struct alloc_tag_counters c = alloc_tag_read(module_tag(am, i));
+
+		*bytes += c.bytes;
+		*calls += c.calls;
+	}
+	return *calls || *bytes;
+}
+
+/* Keep the tags of a module unloaded with live allocations. */
+static bool alloc_tag_module_unload(struct codetag_type *cttype,
+				    struct codetag_section *sect)
+{
+	struct alloc_tag_module *am;
+	u64 bytes, calls;
+	bool keep = false;
+
+	mutex_lock(&alloc_tag_modules_lock);
+	am = find_module(sect);
+	if (!am)
+		goto out;
+	if (module_live(am, &bytes, &calls)) {
+		pr_info("%s: unloaded with %llu bytes in %llu allocations still live: keeping its tags until they are freed\n",
+			sect->modname, bytes, calls);
+		am->kept = true;
+		keep = true;
+		schedule_delayed_work(&release_work, RELEASE_INTERVAL);
+	} else {
+		/* Nothing charged: no page refers to these numbers. */
+		list_del_rcu(&am->link);
+		free_module_counters(am);
+		kfree_rcu(am, rcu);
+	}
+out:
+	mutex_unlock(&alloc_tag_modules_lock);
+	return keep;
+}
+
+static void release_kept_modules(struct work_struct *work)
+{
+	struct alloc_tag_module *am, *tmp;
+	bool still_kept = false;
+	u64 bytes, calls;
+	LIST_HEAD(idle);
+
+	mutex_lock(&alloc_tag_modules_lock);
+	list_for_each_entry_safe(am, tmp, &alloc_tag_modules, link) {
+		if (!am->kept)
+			continue;
+		if (module_live(am, &bytes, &calls)) {
+			still_kept = true;
+			continue;
+		}
+		/* RCU readers may still follow link: use another node. */
+		list_del_rcu(&am->link);
+		list_add(&am->idle_link, &idle);
+	}
+	mutex_unlock(&alloc_tag_modules_lock);
+
+	if (!list_empty(&idle))
+		synchronize_rcu();	/* no free path still looks at them */
+	list_for_each_entry_safe(am, tmp, &idle, idle_link) {
+		pr_info("%s: last allocation freed: releasing its tags\n",
+			am->sect->modname);
+		free_module_counters(am);
+		codetag_release_section(alloc_tag_cttype, am->sect);
+		kfree(am);
+	}
+	if (still_kept)
+		schedule_delayed_work(&release_work, RELEASE_INTERVAL);
+}
+
+/* ---- Reports ----------------------------------------------------------- */
+
+/* Sizes that sort -h orders: 512B, 920KiB, 153MiB. */
+static void print_human(struct seq_file *m, u64 bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int i = 0;
+
+	while (bytes >= 1024 && i < ARRAY_SIZE(units) - 1) {
+		bytes >>= 10;
+		i++;
+	}
+	seq_printf(m, "%llu%s", bytes, units[i]);
+}
+
+static int alloc_tags_show(struct seq_file *m, struct codetag *ct)
+{
+	struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
+	struct alloc_tag_counters c = alloc_tag_read(tag);
+
+	print_human(m, c.bytes);
+	seq_printf(m, " %llu ", c.calls);
+	codetag_seq_print(m, ct);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int alloc_tags_open(struct inode *inode, struct file *file)
+{
+	return codetag_seq_open(file, alloc_tag_cttype, NULL, alloc_tags_show);
+}
+
+static const struct file_operations alloc_tags_fops = {
+	.open		= alloc_tags_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= codetag_seq_release,
+};
+
+/*
+ * /proc/allocinfo is upstream Linux's format, tag text included (module
+ * name in brackets, for modules only), so tools written for it work here.
+ */
+static int allocinfo_header(struct seq_file *m)
+{
+	seq_puts(m, "allocinfo - version: 1.0\n");
+	seq_puts(m, "#     <size>  <calls> <tag info>\n");
+	return 0;
+}
+
+static int allocinfo_show(struct seq_file *m, struct codetag *ct)
+{
+	struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
+	struct alloc_tag_counters c = alloc_tag_read(tag);
+
+	seq_printf(m, "%12llu %8llu ", c.bytes, c.calls);
+	if (alloc_tag_is_vmlinux(tag))
+		seq_printf(m, "%s:%u func:%s\n", ct->filename, ct->lineno,
+			   ct->function);
+	else
+		seq_printf(m, "%s:%u [%s] func:%s\n", ct->filename, ct->lineno,
+			   ct->modname, ct->function);
+	return 0;
+}
+
+static int allocinfo_open(struct inode *inode, struct file *file)
+{
+	return codetag_seq_open(file, alloc_tag_cttype, allocinfo_header,
+				allocinfo_show);
+}
+
+static const struct proc_ops allocinfo_proc_ops = {
+	.proc_open	= allocinfo_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= codetag_seq_release,
+};
+
+/* ---- Controls ---------------------------------------------------------- */
+
+static int __init setup_mem_profiling(char *str)
+{
+	bool enable;
+
+	if (!str)
+		return -EINVAL;
+	if (!strcmp(str, "never")) {
+		mem_profiling_support = false;
+		mem_profiling_boot = 0;
+		return 0;
+	}
+	if (kstrtobool(str, &enable)) {
+		pr_err("sysctl.vm.mem_profiling: bad value '%s': want 0, 1 or never\n",
+		       str);
+		return -EINVAL;
+	}
+	mem_profiling_boot = enable;
+	return 0;
+}
+early_param("sysctl.vm.mem_profiling", setup_mem_profiling);
+
+/* Static keys cannot be switched from early_param() on every arch. */
+static int __init apply_mem_profiling_boot(void)
+{
+	if (mem_profiling_boot == 1)
+		static_branch_enable(&mem_alloc_profiling_key);
+	else if (mem_profiling_boot == 0)
+		static_branch_disable(&mem_alloc_profiling_key);
+	return 0;
+}
+early_initcall(apply_mem_profiling_boot);
+
+static struct ctl_table alloc_tag_sysctls[] = {
+	{
+		.procname	= "mem_profiling",
+		.data		= &mem_alloc_profiling_key.key,
+		.mode		= 0644,
+		.proc_handler	= proc_do_static_key,
+	},
+	{ }
+};
+
+/* ---- Init -------------------------------------------------------------- */
+
+static const struct codetag_type_desc alloc_tag_desc = {
+	.section	= "alloc_tags",
+	.tag_size	= sizeof(struct alloc_tag),
+	.module_load	= alloc_tag_module_load,
+	.module_unload	= alloc_tag_module_unload,
+};
+
+static int __init alloc_tag_init(void)
+{
+	static_assert(sizeof(struct alloc_tag) % 8 == 0);
+
+	alloc_tag_cttype = codetag_register_type(&alloc_tag_desc);
+	if (IS_ERR(alloc_tag_cttype)) {
+		pr_err("cannot register the tag type: %ld\n",
+		       PTR_ERR(alloc_tag_cttype));
+		return PTR_ERR(alloc_tag_cttype);
+	}
+	if (!pgalloc_tag_usable)
+		pr_warn("page->flags has %d spare bits, %d needed: page allocations are not charged\n",
+			(int)ALLOC_TAG_REF_ROOM, ALLOC_TAG_REF_WIDTH);
+
+	proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops);
+	debugfs_create_file("alloc_tags", 0400, NULL, NULL, &alloc_tags_fops);
+	if (!mem_profiling_support)
+		alloc_tag_sysctls[0].mode = 0444;
+	register_sysctl("vm", alloc_tag_sysctls);
+	return 0;
+}
+subsys_initcall(alloc_tag_init);

@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation profiling seen from a shell: the report files and their
+# formats, real kernel call sites, a leak that grows, a module unloaded
+# with live allocations, the sysctl, and how much of the memory in use is
+# charged to a call site.
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+A=$D/alloc_tags
+P=/proc/allocinfo
+M=/modules
+
+check "alloc_tags and allocinfo are root-only (0400)" \
+	[ "$(stat -c %a $A)$(stat -c %a $P)" = 400400 ]
+check_eq "allocinfo starts with upstream's header" \
+	"$(head -2 $P)" "allocinfo - version: 1.0
+#     <size>  <calls> <tag info>"
+check "every allocinfo line parses: size, calls, file:line [module] func:F" \
+	awk 'NR > 2 && !/^ *[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[a-z0-9_]+\] )?func:[A-Za-z0-9_.]+$/ { bad = 1; print "# " $0 }
+	     END { exit bad }' $P
+check "every alloc_tags line parses: human size, calls, file:line module:M func:F" \
+	awk '!/^[0-9]+(B|KiB|MiB|GiB|TiB) [0-9]+ [^ ]+:[0-9]+ module:[a-z0-9_]+ func:[A-Za-z0-9_.]+( \[unloaded\])?$/ { bad = 1; print "# " $0 }
+	     END { exit bad }' $A
+check "the two files list the same sites" \
+	[ "$(wc -l < $A)" -eq $(( $(wc -l < $P) - 2 )) ]
+
+sort -hr $A | head > /tmp/top
+echo "# sort -hr $A | head"
+sed 's/^/#   /' /tmp/top
+check "'sort -hr alloc_tags | head' lists ten sites" [ "$(wc -l < /tmp/top)" = 10 ]
+check "slab pages are charged to mm/slub.c, module slub, func alloc_slab_page" \
+	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* mm/slub.c:[0-9]+ module:slub func:alloc_slab_page$' $A
+sh -c 'sh -c true'
+check "page tables are charged to include/asm-generic/pgalloc.h, module pgtable" \
+	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* include/asm-generic/pgalloc.h:[0-9]+ module:pgtable func:__pte_alloc_one$' $A
+
+# How much of what the page allocator has handed out is charged? Pages on
+# the per-CPU free lists are free, but MemFree does not count them.
+charged=$(awk 'NR > 2 { s += $1 } END { printf "%d", s / 1024 }' $P)
+pcp=$(awk '$1 == "count:" { s += $2 } END { print s * 4 }' /proc/zoneinfo)
+used=$(( $(meminfo MemTotal) - $(meminfo MemFree) - pcp ))
+pct=$(( charged * 100 / used ))
+echo "# charged to call sites: $charged kB of $used kB in use ($pct%; $pcp kB on per-CPU free lists left out)"
+check "at least 90% of the memory in use is charged to a call site ($pct%)" [ $pct -ge 90 ]
+
+# A leak grows on one line of the leaking module.
+insmod $M/codetag_test_holder.ko
+insmod $M/codetag_test_leak.ko
+leak_line() { grep 'codetag_test_leak.c:[0-9]* module:codetag_test_leak func:leak_pages' $A; }
+echo 16 > $D/codetag_test_leak
+l1=$(leak_line)
+echo 16 > $D/codetag_test_leak
+l2=$(leak_line)
+echo "# $l1"
+echo "# $l2"
+check_eq "a leak of 16 pages shows on the leaking line" "${l1%% *} $(echo $l1 | cut -d' ' -f2)" "64KiB 16"
+check_eq "... and grows to 32 pages" "${l2%% *} $(echo $l2 | cut -d' ' -f2)" "128KiB 32"
+check "allocinfo names the module in brackets" \
+	grep -Eq '^ +131072 +32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ \[codetag_test_leak\] func:leak_pages$' $P
+
+# Unloaded with live allocations: kept, logged, marked; freed later.
+dmesg_mark
+rmmod codetag_test_leak
+check "unloading with live allocations is logged with the bytes" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_leak: unloaded with 131072 bytes in 32 allocations still live'"
+check "its sites stay listed, marked [unloaded]" \
+	sh -c "grep -q '^128KiB 32 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A"
+echo 1 > $D/codetag_test_holder
+check "freeing them after the unload discharges the kept site" \
+	sh -c "grep -q '^0B 0 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A"
+sleep 6
+check "and the kept tags are released once all is freed" \
+	sh -c "! grep -q codetag_test_leak $A && dmesg | grep -q 'codetag_test_leak: last allocation freed'"
+rmmod codetag_test_holder
+
+# The sysctl switches profiling off and on.
+S=/proc/sys/vm/mem_profiling
+check_eq "vm.mem_profiling is on by default" "$(cat $S)" 1
+insmod $M/codetag_test_holder.ko
+insmod $M/codetag_test_leak.ko
+echo 0 > $S
+check_eq "echo 0 > /proc/sys/vm/mem_profiling switches it off" "$(cat $S)" 0
+echo 4 > $D/codetag_test_leak
+check "allocations made while off are not charged" \
+	sh -c "leak_line() { grep 'module:codetag_test_leak func:leak_pages' $A; }; leak_line | grep -q '^0B 0 '"
+echo 1 > $S
+check_eq "echo 1 switches it back on" "$(cat $S)" 1
+echo 1 > $D/codetag_test_holder
+check "freeing them while on changes no counter" \
+	sh -c "grep 'module:codetag_test_leak func:leak_pages' $A | grep -q '^0B 0 '"
+rmmod codetag_test_leak
+rmmod codetag_test_holder
+check "no site has negative or absurd counts" \
+	awk 'NR > 2 && ($1 < 0 || $2 < 0 || $1 > 1099511627776) { bad = 1 } END { exit bad }' $P
