@@ -141,8 +141,10 @@ configure() {
 	make -s -C "$src" O="$out" CC="$CC_WRAP" olddefconfig >&2
 	# merge_config.sh only warns; a fragment line that did not stick is a
 	# broken configuration, so refuse it here.
+	# A later fragment overrides an earlier one: check the last word.
 	for line in $(cat $frags | grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_)' |
-		      sed 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/'); do
+		      sed 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/' |
+		      awk -F= '{ v[$1] = $0 } END { for (k in v) print v[k] }'); do
 		sym=${line%%=*}
 		case $line in
 		*=n) ! grep -q "^$sym=" "$out/.config" ||
