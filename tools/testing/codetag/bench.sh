@@ -12,22 +12,7 @@
 # sysctl.vm.mem_profiling=0 ("off"), and the same kernel with it on ("on").
 
 set -euo pipefail
-HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HARNESS/../../.." && pwd)
-B=$ROOT/build
-LOGS=$B/logs
-H=$HARNESS/harness.sh
-mkdir -p "$LOGS"
-
-quiet() {
-	local log=$LOGS/$1.log
-	shift
-	if ! "$@" > "$log" 2>&1; then
-		echo "failed: $* (log: ${log#$ROOT/})" >&2
-		tail -20 "$log" >&2
-		exit 1
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # run FLAVOR NAME [CMDLINE]: one benchmark boot, results in bench-NAME.txt
 run() {

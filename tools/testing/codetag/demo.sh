@@ -5,21 +5,7 @@
 # guest and let guest/demo.sh show what codetag does.
 
 set -euo pipefail
-HARNESS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$HARNESS/../../.." && pwd)
-LOGS=$ROOT/build/logs
-H=$HARNESS/harness.sh
-mkdir -p "$LOGS"
-
-quiet() {
-	local log=$LOGS/$1.log
-	shift
-	if ! "$@" > "$log" 2>&1; then
-		echo "failed: $* (log: ${log#$ROOT/})" >&2
-		tail -20 "$log" >&2
-		exit 1
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 echo "codetag demo: preparing (the first run builds a kernel: a few minutes)"
 quiet deps "$H" deps
