@@ -28,7 +28,7 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 TARDIR=linux-source-6.1
 JOBS=$(nproc)
 
-export CCACHE_DIR=${CODETAG_CCACHE_DIR:-$HOME/.cache/codetag-ccache}
+export CCACHE_DIR=${CODETAG_CCACHE_DIR:-${HOME:-/root}/.cache/codetag-ccache}
 # No CCACHE_BASEDIR: ccache would rewrite source paths through our symlinks
 # and __FILE__, which code tags record, would stop being tree-relative.
 unset CCACHE_BASEDIR
