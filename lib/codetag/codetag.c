@@ -861,12 +861,23 @@ EXPORT_SYMBOL_GPL(codetag_seq_print);
 
 /* ---- Query language ---------------------------------------------------- */
 
+/* An upper bound on the commands in @buf: one more than its separators. */
+static int max_commands(const char *buf)
+{
+	int n = 1;
+
+	for (; *buf; buf++)
+		n += *buf == ';' || *buf == '\n';
+	return n;
+}
+
 /*
  * Split @buf in place into commands: ';' and newlines separate them, '#'
  * starts a comment to the end of the line, and quotes protect all three.
+ * @cmds has room for max_commands(@buf) entries.
  * Return: the number of commands, NULL-terminated strings stored in @cmds.
  */
-static int split_commands(char *buf, char **cmds, int max_cmds)
+static int split_commands(char *buf, char **cmds)
 {
 	char quote = 0, *p;
 	int n = 0;
@@ -891,8 +902,6 @@ static int split_commands(char *buf, char **cmds, int max_cmds)
 		case ';':
 		case '\n':
 			*p = '\0';
-			if (n == max_cmds)
-				return -E2BIG;
 			cmds[n++] = p + 1;
 			break;
 		}
@@ -1060,17 +1069,14 @@ static int parse_command(char *cmd, struct codetag_command *out)
 int codetag_parse_commands(char *buf, struct codetag_command *cmds,
 			   int max_cmds)
 {
-	int max_strs = 1, nr_strs, i, n = 0, ret;
+	int max_strs = max_commands(buf), nr_strs, i, n = 0, ret;
 	struct codetag_command cmd;
-	const char *p;
 	char **strs;
 
-	for (p = buf; *p; p++)
-		max_strs += *p == ';' || *p == '\n';
 	strs = kmalloc_array(max_strs, sizeof(*strs), GFP_KERNEL);
 	if (!strs)
 		return -ENOMEM;
-	nr_strs = split_commands(buf, strs, max_strs);
+	nr_strs = split_commands(buf, strs);
 	for (i = 0; i < nr_strs; i++) {
 		ret = parse_command(strs[i], &cmd);
 		if (ret > 0 && n == max_cmds) {
@@ -1177,15 +1183,12 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 			      const struct codetag_control_ops *ops,
 			      char *buf)
 {
+	int max_cmds = max_commands(buf), nr, i;
 	struct codetag_command *cmds;
-	int max_cmds = 1, nr, i;
 	ssize_t matched = 0;
 	ssize_t ret = 0;
 	char *actions;
-	const char *p;
 
-	for (p = buf; *p; p++)
-		max_cmds += *p == ';' || *p == '\n';
 	cmds = kcalloc(max_cmds, sizeof(*cmds), GFP_KERNEL);
 	actions = kcalloc(max_cmds, ops->action_size, GFP_KERNEL);
 	if (!cmds || !actions) {
