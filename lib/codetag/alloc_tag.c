@@ -36,10 +36,8 @@ DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
 #endif
 EXPORT_SYMBOL(mem_alloc_profiling_key);
 
-/* sysctl.vm.mem_profiling= from the command line: -1 if not given. */
-static int mem_profiling_boot = -1;
-/* False when booted with sysctl.vm.mem_profiling=never. */
-static bool mem_profiling_support = true;
+/* sysctl.vm.mem_profiling= from the command line. */
+static enum { BOOT_UNSET, BOOT_OFF, BOOT_ON, BOOT_NEVER } mem_profiling_boot;
 
 static struct codetag_type *alloc_tag_cttype;
 
@@ -74,12 +72,6 @@ struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag)
 	return sum;
 }
 EXPORT_SYMBOL_GPL(alloc_tag_read);
-
-static bool alloc_tag_is_vmlinux(const struct alloc_tag *tag)
-{
-	return tag >= alloc_tags_vmlinux() &&
-	       tag < (struct alloc_tag *)__stop_alloc_tags;
-}
 
 /* ---- Module tags ------------------------------------------------------- */
 
@@ -174,8 +166,7 @@ struct alloc_tag *alloc_tag_module_tag(unsigned int ref)
  */
 static struct list_head *find_ref_range(unsigned int nr, unsigned int *first)
 {
-	unsigned int next = (struct alloc_tag *)__stop_alloc_tags -
-			    alloc_tags_vmlinux() + 1;
+	unsigned int next = nr_alloc_tags_vmlinux() + 1;
 	unsigned int limit = 1U << ALLOC_TAG_REF_WIDTH;
 	struct alloc_tag_module *am;
 
@@ -376,7 +367,7 @@ static int allocinfo_show(struct seq_file *m, struct codetag *ct)
 	struct alloc_tag_counters c = alloc_tag_read(tag);
 
 	seq_printf(m, "%12llu %8llu ", c.bytes, c.calls);
-	if (alloc_tag_is_vmlinux(tag))
+	if (alloc_tag_in_vmlinux(tag))
 		seq_printf(m, "%s:%u func:%s\n", ct->filename, ct->lineno,
 			   ct->function);
 	else
@@ -407,8 +398,7 @@ static int __init setup_mem_profiling(char *str)
 	if (!str)
 		return -EINVAL;
 	if (!strcmp(str, "never")) {
-		mem_profiling_support = false;
-		mem_profiling_boot = 0;
+		mem_profiling_boot = BOOT_NEVER;
 		return 0;
 	}
 	if (kstrtobool(str, &enable)) {
@@ -416,7 +406,7 @@ static int __init setup_mem_profiling(char *str)
 		       str);
 		return -EINVAL;
 	}
-	mem_profiling_boot = enable;
+	mem_profiling_boot = enable ? BOOT_ON : BOOT_OFF;
 	return 0;
 }
 early_param("sysctl.vm.mem_profiling", setup_mem_profiling);
@@ -424,9 +414,9 @@ early_param("sysctl.vm.mem_profiling", setup_mem_profiling);
 /* Static keys cannot be switched from early_param() on every arch. */
 static int __init apply_mem_profiling_boot(void)
 {
-	if (mem_profiling_boot == 1)
+	if (mem_profiling_boot == BOOT_ON)
 		static_branch_enable(&mem_alloc_profiling_key);
-	else if (mem_profiling_boot == 0)
+	else if (mem_profiling_boot != BOOT_UNSET)
 		static_branch_disable(&mem_alloc_profiling_key);
 	return 0;
 }
@@ -467,7 +457,8 @@ static int __init alloc_tag_init(void)
 
 	proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops);
 	debugfs_create_file("alloc_tags", 0400, NULL, NULL, &alloc_tags_fops);
-	if (!mem_profiling_support)
+	/* Booted with "never": the switch stays off. */
+	if (mem_profiling_boot == BOOT_NEVER)
 		alloc_tag_sysctls[0].mode = 0444;
 	register_sysctl("vm", alloc_tag_sysctls);
 	return 0;

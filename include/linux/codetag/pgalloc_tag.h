@@ -40,21 +40,27 @@ static inline struct alloc_tag *alloc_tags_vmlinux(void)
 	return (struct alloc_tag *)__start_alloc_tags;
 }
 
+static inline unsigned int nr_alloc_tags_vmlinux(void)
+{
+	return (struct alloc_tag *)__stop_alloc_tags - alloc_tags_vmlinux();
+}
+
+static inline bool alloc_tag_in_vmlinux(const struct alloc_tag *tag)
+{
+	return tag >= alloc_tags_vmlinux() &&
+	       tag < alloc_tags_vmlinux() + nr_alloc_tags_vmlinux();
+}
+
 static inline unsigned int alloc_tag_ref(struct alloc_tag *tag)
 {
-	struct alloc_tag *first = alloc_tags_vmlinux();
-
-	if (tag >= first && tag < (struct alloc_tag *)__stop_alloc_tags)
-		return tag - first + 1;
+	if (alloc_tag_in_vmlinux(tag))
+		return tag - alloc_tags_vmlinux() + 1;
 	return alloc_tag_module_ref(tag);
 }
 
 static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 {
-	unsigned int nr_vmlinux = (struct alloc_tag *)__stop_alloc_tags -
-				  alloc_tags_vmlinux();
-
-	if (ref <= nr_vmlinux)
+	if (ref <= nr_alloc_tags_vmlinux())
 		return ref ? alloc_tags_vmlinux() + ref - 1 : NULL;
 	return alloc_tag_module_tag(ref);
 }
