@@ -8,7 +8,11 @@
 #include <linux/codetag/alloc_tag.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 
 #define NR_ALLOCS	8
 
@@ -188,6 +192,328 @@ static void alloc_tag_test_disabled(struct kunit *test)
 	expect_delta(test, &s, 0, 0);
 }
 
+/* The same for slab objects, whose slot is written on every allocation. */
+static void alloc_tag_test_disabled_slab(struct kunit *test)
+{
+	struct snapshot s;
+	void *p;
+
+	static_branch_disable(&mem_alloc_profiling_key);
+	p = SNAP(&s, kmalloc(64, GFP_KERNEL));
+	static_branch_enable(&mem_alloc_profiling_key);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 0, 0);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmalloc(64, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	static_branch_disable(&mem_alloc_profiling_key);
+	kfree(p);
+	static_branch_enable(&mem_alloc_profiling_key);
+	expect_delta(test, &s, 0, 0);
+}
+
+/* A helper wrapped with alloc_hooks() charges its caller's line. */
+static noinline void *test_kmalloc_helper_noprof(size_t size)
+{
+	return kmalloc_noprof(size, GFP_KERNEL);
+}
+
+#define test_kmalloc_helper(...) alloc_hooks(test_kmalloc_helper_noprof(__VA_ARGS__))
+
+static void alloc_tag_test_nesting_slab(struct kunit *test)
+{
+	struct snapshot s;
+	void *p;
+
+	p = SNAP(&s, test_kmalloc_helper(500));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, kmalloc_size_roundup(500), 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+	KUNIT_EXPECT_NULL(test, current->alloc_tag);
+}
+
+/* ---- Slab ---------------------------------------------------------------- */
+
+/* Slab objects are charged the object size of their cache. */
+static void alloc_tag_test_kmalloc(struct kunit *test)
+{
+	const size_t sizes[] = { 8, 24, 100, 192, 1000, 4096 };
+	void *p[NR_ALLOCS];
+	struct snapshot s;
+	unsigned int i, j;
+
+	for (j = 0; j < ARRAY_SIZE(sizes); j++) {
+		size_t bucket = kmalloc_size_roundup(sizes[j]);
+
+		snap(test, &s, __LINE__ + 2);
+		for (i = 0; i < NR_ALLOCS; i++) {
+			p[i] = kmalloc(sizes[j], GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+		}
+		expect_delta(test, &s, NR_ALLOCS * bucket, NR_ALLOCS);
+		for (i = 0; i < NR_ALLOCS; i++)
+			kfree(p[i]);
+		expect_delta(test, &s, 0, 0);
+	}
+}
+
+/* Each wrapper charges its own line, whatever it calls inside. */
+static void alloc_tag_test_kmalloc_family(struct kunit *test)
+{
+	size_t n = 50, bucket = kmalloc_size_roundup(n * sizeof(u32));
+	struct snapshot s;
+	void *p;
+
+	p = SNAP(&s, kzalloc(n * sizeof(u32), GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, bucket, 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kcalloc(n, sizeof(u32), GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, bucket, 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmalloc_array(n, sizeof(u32), GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, bucket, 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmalloc_node(n * sizeof(u32), GFP_KERNEL, NUMA_NO_NODE));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, bucket, 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kzalloc_node(n * sizeof(u32), GFP_KERNEL, NUMA_NO_NODE));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, bucket, 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	/* Beyond the largest kmalloc cache: pages, charged whole. */
+	p = SNAP(&s, kmalloc(5 * PAGE_SIZE, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 8 * PAGE_SIZE, 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+}
+
+/* A reallocation in place keeps its site; a move charges the new one. */
+static void alloc_tag_test_krealloc(struct kunit *test)
+{
+	struct snapshot first, second;
+	void *p, *q;
+
+	p = SNAP(&first, krealloc(NULL, 40, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &first, kmalloc_size_roundup(40), 1);
+
+	q = SNAP(&second, krealloc(p, 2000, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_PTR_NE(test, p, q);
+	expect_delta(test, &first, 0, 0);
+	expect_delta(test, &second, kmalloc_size_roundup(2000), 1);
+
+	p = krealloc(q, 1000, GFP_KERNEL);	/* fits: stays where it is */
+	KUNIT_EXPECT_PTR_EQ(test, p, q);
+	expect_delta(test, &second, kmalloc_size_roundup(2000), 1);
+	kfree(p);
+	expect_delta(test, &second, 0, 0);
+}
+
+static void alloc_tag_test_kmem_cache(struct kunit *test)
+{
+	struct kmem_cache *cache;
+	struct snapshot s;
+	size_t size;
+	void *p;
+
+	cache = kmem_cache_create("alloc_tag_test", 72, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	/* A merged cache hands out objects of the larger size. */
+	size = kmem_cache_size(cache);
+
+	p = SNAP(&s, kmem_cache_alloc(cache, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, size, 1);
+	kmem_cache_free(cache, p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmem_cache_zalloc(cache, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, size, 1);
+	kmem_cache_free(cache, p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmem_cache_alloc_node(cache, GFP_KERNEL, NUMA_NO_NODE));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, size, 1);
+	kmem_cache_free(cache, p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmem_cache_alloc_lru(cache, NULL, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, size, 1);
+	kmem_cache_free(cache, p);
+	expect_delta(test, &s, 0, 0);
+
+	kmem_cache_destroy(cache);
+}
+
+static void alloc_tag_test_bulk(struct kunit *test)
+{
+	struct kmem_cache *cache;
+	void *p[NR_ALLOCS];
+	struct snapshot s;
+	int n;
+
+	cache = kmem_cache_create("alloc_tag_test_bulk", 200, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+	n = SNAP(&s, kmem_cache_alloc_bulk(cache, GFP_KERNEL, NR_ALLOCS, p));
+	KUNIT_ASSERT_EQ(test, n, NR_ALLOCS);
+	expect_delta(test, &s, NR_ALLOCS * kmem_cache_size(cache), NR_ALLOCS);
+	kmem_cache_free_bulk(cache, NR_ALLOCS, p);
+	expect_delta(test, &s, 0, 0);
+	kmem_cache_destroy(cache);
+}
+
+static void alloc_tag_test_dup(struct kunit *test)
+{
+	static const char text[] = "a string of forty-three bytes, NUL included";
+	struct snapshot s;
+	void *p;
+
+	p = SNAP(&s, kstrdup(text, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, kmalloc_size_roundup(sizeof(text)), 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kstrndup(text, 10, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, kmalloc_size_roundup(11), 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmemdup(text, 20, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, kmalloc_size_roundup(20), 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, kmemdup_nul(text, 20, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, kmalloc_size_roundup(21), 1);
+	kfree(p);
+	expect_delta(test, &s, 0, 0);
+}
+
+/* ---- vmalloc and kvmalloc --------------------------------------------- */
+
+/* An area is charged its mapped size; its pages go to mm/vmalloc.c. */
+static void alloc_tag_test_vmalloc(struct kunit *test)
+{
+	const size_t size = 4 * PAGE_SIZE + 1;
+	struct snapshot s;
+	void *p;
+
+	p = SNAP(&s, vmalloc(size));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
+	vfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, vzalloc(size));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
+	vfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, vmalloc_node(size, NUMA_NO_NODE));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
+	vfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, __vmalloc(size, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
+	vfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, vmalloc_user(size));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
+	vfree(p);
+	expect_delta(test, &s, 0, 0);
+}
+
+static void alloc_tag_test_kvmalloc(struct kunit *test)
+{
+	struct snapshot s;
+	void *p;
+
+	p = SNAP(&s, kvmalloc(300, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, kmalloc_size_roundup(300), 1);
+	kvfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	/* Slab pages or a vmalloc area: 64 KiB either way. */
+	p = SNAP(&s, kvzalloc(SZ_64K, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, SZ_64K, 1);
+	kvfree(p);
+	expect_delta(test, &s, 0, 0);
+
+	/* Small: from slab, as kmalloc() would. */
+	p = SNAP(&s, kvcalloc(10, 30, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, kmalloc_size_roundup(300), 1);
+	kvfree(p);
+	expect_delta(test, &s, 0, 0);
+}
+
+/* ---- Per-CPU ------------------------------------------------------------ */
+
+struct test_percpu_object {
+	u64 a, b, c;
+};
+
+/* Charged the requested size, rounded to 4 bytes, times possible CPUs. */
+static void alloc_tag_test_percpu(struct kunit *test)
+{
+	struct test_percpu_object __percpu *o;
+	size_t size = sizeof(*o) * num_possible_cpus();
+	struct snapshot s;
+	void __percpu *p;
+
+	o = SNAP(&s, alloc_percpu(struct test_percpu_object));
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	expect_delta(test, &s, size, 1);
+	free_percpu(o);
+	expect_delta(test, &s, 0, 0);
+
+	o = SNAP(&s, alloc_percpu_gfp(struct test_percpu_object, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	expect_delta(test, &s, size, 1);
+	free_percpu(o);
+	expect_delta(test, &s, 0, 0);
+
+	p = SNAP(&s, __alloc_percpu(10, 8));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	expect_delta(test, &s, 12 * num_possible_cpus(), 1);
+	free_percpu(p);
+	expect_delta(test, &s, 0, 0);
+}
+
 static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_alloc_pages),
 	KUNIT_CASE(alloc_tag_test_high_order),
@@ -195,6 +521,17 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_free_tail_first),
 	KUNIT_CASE(alloc_tag_test_nesting),
 	KUNIT_CASE(alloc_tag_test_disabled),
+	KUNIT_CASE(alloc_tag_test_disabled_slab),
+	KUNIT_CASE(alloc_tag_test_nesting_slab),
+	KUNIT_CASE(alloc_tag_test_kmalloc),
+	KUNIT_CASE(alloc_tag_test_kmalloc_family),
+	KUNIT_CASE(alloc_tag_test_krealloc),
+	KUNIT_CASE(alloc_tag_test_kmem_cache),
+	KUNIT_CASE(alloc_tag_test_bulk),
+	KUNIT_CASE(alloc_tag_test_dup),
+	KUNIT_CASE(alloc_tag_test_vmalloc),
+	KUNIT_CASE(alloc_tag_test_kvmalloc),
+	KUNIT_CASE(alloc_tag_test_percpu),
 	{}
 };
 

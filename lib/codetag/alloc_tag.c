@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) "alloc_tag: " fmt
 
 #include <linux/codetag/alloc_tag.h>
+#include <linux/codetag/alloc_tag_hooks.h>
 #include <linux/codetag/pgalloc_tag.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
@@ -23,21 +24,34 @@
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/rculist.h>
+#include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 
-/* Every allocation wrapper tests it, in modules too, GPL or not. */
+/*
+ * Every allocation wrapper tests the first, in modules too, GPL or not;
+ * only the allocators test the second.
+ */
 #ifdef CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT
 DEFINE_STATIC_KEY_TRUE(mem_alloc_profiling_key);
+DEFINE_STATIC_KEY_TRUE(mem_alloc_tags_live_key);
 #else
 DEFINE_STATIC_KEY_FALSE(mem_alloc_profiling_key);
+DEFINE_STATIC_KEY_FALSE(mem_alloc_tags_live_key);
 #endif
 EXPORT_SYMBOL(mem_alloc_profiling_key);
 
 /* sysctl.vm.mem_profiling= from the command line. */
 static enum { BOOT_UNSET, BOOT_OFF, BOOT_ON, BOOT_NEVER } mem_profiling_boot;
+
+/*
+ * Tags have been recorded since the first allocation, so a free finding
+ * none has lost it (MEM_ALLOC_PROFILING_DEBUG).
+ */
+static bool tags_live_since_boot =
+	IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
 
 static struct codetag_type *alloc_tag_cttype;
 
@@ -351,6 +365,39 @@ static const struct file_operations alloc_tags_fops = {
 };
 
 /*
+ * alloc_tags.summary: what the page allocator's sites hold (slab pages
+ * included) against what everything else holds (slab objects, vmalloc
+ * areas, per-CPU allocations, which themselves live in pages charged to
+ * mm/ sites). The first is what to compare with the page allocator's own
+ * count of pages in use.
+ */
+static int alloc_tags_summary_show(struct seq_file *m, void *v)
+{
+	u64 bytes[2] = { 0, 0 }, sites[2] = { 0, 0 };
+	struct codetag_iterator iter;
+	struct codetag *ct;
+
+	codetag_lock_type(alloc_tag_cttype);
+	codetag_iter_init(&iter, alloc_tag_cttype);
+	while ((ct = codetag_next(&iter))) {
+		struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
+		struct alloc_tag_counters c = alloc_tag_read(tag);
+		int pages = !!(READ_ONCE(ct->flags) & ALLOC_TAG_FLAG_PAGES);
+
+		if (!c.calls)
+			continue;
+		bytes[pages] += c.bytes;
+		sites[pages]++;
+	}
+	codetag_unlock_type(alloc_tag_cttype);
+
+	seq_printf(m, "page_bytes %llu\npage_sites %llu\n", bytes[1], sites[1]);
+	seq_printf(m, "object_bytes %llu\nobject_sites %llu\n", bytes[0], sites[0]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(alloc_tags_summary);
+
+/*
  * /proc/allocinfo is upstream Linux's format, tag text included (module
  * name in brackets, for modules only), so tools written for it work here.
  */
@@ -389,6 +436,127 @@ static const struct proc_ops allocinfo_proc_ops = {
 	.proc_release	= codetag_seq_release,
 };
 
+/* Number of sites show_mem() prints. */
+#define SHOW_MEM_SITES	10
+
+struct site_figures {
+	struct alloc_tag *tag;
+	struct alloc_tag_counters c;
+};
+
+/* Keep @top, of @n entries, sorted by bytes, largest first. */
+static void keep_largest(struct site_figures *top, unsigned int n,
+			 struct alloc_tag *tag, struct alloc_tag_counters c)
+{
+	unsigned int i;
+
+	if (!c.bytes || c.bytes <= top[n - 1].c.bytes)
+		return;
+	for (i = n - 1; i > 0 && top[i - 1].c.bytes < c.bytes; i--)
+		top[i] = top[i - 1];
+	top[i].tag = tag;
+	top[i].c = c;
+}
+
+/**
+ * alloc_tag_show_mem() - print the call sites with the most live bytes
+ *
+ * Context: any. Called by show_mem(), so that an OOM report or sysrq-m
+ * says where memory went; skipped, with a line saying so, while a module
+ * load or unload holds the tags.
+ */
+void alloc_tag_show_mem(void)
+{
+	struct site_figures top[SHOW_MEM_SITES] = {};
+	struct codetag_iterator iter;
+	struct codetag *ct;
+	unsigned int i;
+	char text[160];
+	struct seq_buf sb;
+
+	if (!alloc_tag_cttype)
+		return;
+	if (!codetag_trylock_type(alloc_tag_cttype)) {
+		pr_notice("largest allocation sites: not shown, a module is being loaded or unloaded\n");
+		return;
+	}
+	codetag_iter_init(&iter, alloc_tag_cttype);
+	while ((ct = codetag_next(&iter))) {
+		struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
+
+		keep_largest(top, SHOW_MEM_SITES, tag, alloc_tag_read(tag));
+	}
+	pr_notice("largest allocation sites (bytes, calls):\n");
+	for (i = 0; i < SHOW_MEM_SITES && top[i].tag; i++) {
+		seq_buf_init(&sb, text, sizeof(text));
+		codetag_to_text(&sb, &top[i].tag->ct);
+		pr_notice("%12llu %8llu %.*s\n", top[i].c.bytes, top[i].c.calls,
+			  (int)seq_buf_used(&sb), text);
+	}
+	codetag_unlock_type(alloc_tag_cttype);
+}
+
+/* ---- Debugging (MEM_ALLOC_PROFILING_DEBUG) ----------------------------- */
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_DEBUG
+/* Call sites already reported; beyond that many, reports stop. */
+#define REPORTED_SITES	64
+static unsigned long reported_sites[REPORTED_SITES];
+
+/* True the first time @ip is seen: each site is reported once. */
+static bool first_report(unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < REPORTED_SITES; i++) {
+		unsigned long seen = READ_ONCE(reported_sites[i]);
+
+		if (!seen) {
+			seen = cmpxchg(&reported_sites[i], 0, ip);
+			if (!seen)
+				return true;
+		}
+		if (seen == ip)
+			return false;
+	}
+	pr_warn_once("%d sites reported: no more reports\n", REPORTED_SITES);
+	return false;
+}
+
+/**
+ * alloc_tag_report_untagged() - warn of an allocation charged to no tag
+ * @ip: where the allocator was called from
+ *
+ * Such an allocation comes from a ``_noprof()`` call made outside
+ * alloc_hooks(): it is not counted anywhere. Reported once per site.
+ *
+ * Context: any.
+ */
+void alloc_tag_report_untagged(unsigned long ip)
+{
+	if (first_report(ip))
+		pr_warn("allocation with no tag from %pS: a _noprof() call outside alloc_hooks()?\n",
+			(void *)ip);
+}
+
+/**
+ * alloc_tag_report_missing() - warn of a free finding no tag reference
+ * @ip: where the free was called from
+ *
+ * Every allocation made since boot records a tag, or a marker saying it
+ * has none; finding neither means the reference was lost or overwritten.
+ * Reported once per site.
+ *
+ * Context: any.
+ */
+void alloc_tag_report_missing(unsigned long ip)
+{
+	if (tags_live_since_boot && first_report(ip))
+		pr_warn("free with no tag reference from %pS: the allocation's tag was lost\n",
+			(void *)ip);
+}
+#endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */
+
 /* ---- Controls ---------------------------------------------------------- */
 
 static int __init setup_mem_profiling(char *str)
@@ -411,23 +579,57 @@ static int __init setup_mem_profiling(char *str)
 }
 early_param("sysctl.vm.mem_profiling", setup_mem_profiling);
 
-/* Static keys cannot be switched from early_param() on every arch. */
-static int __init apply_mem_profiling_boot(void)
+/**
+ * alloc_tag_boot_init() - apply sysctl.vm.mem_profiling= from the command line
+ *
+ * Context: mm_init(), before the page allocator hands out its first page:
+ * static keys cannot be switched from early_param() on every arch, and
+ * switching later would leave pages and objects charged early with no
+ * free path looking for their tags.
+ */
+void __init alloc_tag_boot_init(void)
 {
-	if (mem_profiling_boot == BOOT_ON)
+	if (mem_profiling_boot == BOOT_ON) {
+		static_branch_enable(&mem_alloc_tags_live_key);
 		static_branch_enable(&mem_alloc_profiling_key);
-	else if (mem_profiling_boot != BOOT_UNSET)
+	} else if (mem_profiling_boot != BOOT_UNSET) {
 		static_branch_disable(&mem_alloc_profiling_key);
+		static_branch_disable(&mem_alloc_tags_live_key);
+		tags_live_since_boot = false;
+	}
+}
+
+/* Switching on makes tags live first, so no charge is ever unseen. */
+static int mem_profiling_sysctl(struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int on = mem_alloc_profiling_enabled();
+	struct ctl_table tmp = {
+		.data	= &on,
+		.maxlen	= sizeof(on),
+		.mode	= table->mode,
+		.extra1	= SYSCTL_ZERO,
+		.extra2	= SYSCTL_ONE,
+	};
+	int ret;
+
+	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	if (on) {
+		static_branch_enable(&mem_alloc_tags_live_key);
+		static_branch_enable(&mem_alloc_profiling_key);
+	} else {
+		static_branch_disable(&mem_alloc_profiling_key);
+	}
 	return 0;
 }
-early_initcall(apply_mem_profiling_boot);
 
 static struct ctl_table alloc_tag_sysctls[] = {
 	{
 		.procname	= "mem_profiling",
-		.data		= &mem_alloc_profiling_key.key,
 		.mode		= 0644,
-		.proc_handler	= proc_do_static_key,
+		.proc_handler	= mem_profiling_sysctl,
 	},
 	{ }
 };
@@ -457,6 +659,8 @@ static int __init alloc_tag_init(void)
 
 	proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops);
 	debugfs_create_file("alloc_tags", 0400, NULL, NULL, &alloc_tags_fops);
+	debugfs_create_file("alloc_tags.summary", 0400, NULL, NULL,
+			    &alloc_tags_summary_fops);
 	/* Booted with "never": the switch stays off. */
 	if (mem_profiling_boot == BOOT_NEVER)
 		alloc_tag_sysctls[0].mode = 0444;

@@ -579,6 +579,20 @@ void codetag_lock_type(struct codetag_type *cttype)
 EXPORT_SYMBOL_GPL(codetag_lock_type);
 
 /**
+ * codetag_trylock_type() - codetag_lock_type() for callers that cannot sleep
+ * @cttype: the type
+ *
+ * For reports from any context, such as show_mem() on OOM or from sysrq.
+ *
+ * Return: true if locked; false if a module load or unload holds the type.
+ */
+bool codetag_trylock_type(struct codetag_type *cttype)
+{
+	return down_read_trylock(&cttype->sem);
+}
+EXPORT_SYMBOL_GPL(codetag_trylock_type);
+
+/**
  * codetag_unlock_type() - end a codetag_lock_type() section
  * @cttype: the type
  */

@@ -39,6 +39,9 @@ struct alloc_tag {
 	struct alloc_tag_counters __percpu *counters;
 };
 
+/* The site has charged pages from the page allocator. */
+#define ALLOC_TAG_FLAG_PAGES	CODETAG_TYPE_FLAG(0)
+
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
@@ -56,6 +59,24 @@ static __always_inline bool mem_alloc_profiling_enabled(void)
 {
 	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 				   &mem_alloc_profiling_key);
+}
+
+DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+			 mem_alloc_tags_live_key);
+
+/**
+ * mem_alloc_tags_live() - may allocations carry tags
+ *
+ * Context: any. Switched on with profiling and never off again: an object
+ * or page charged while profiling was on must be discharged when it is
+ * freed, whenever that is. Until profiling is first switched on, frees
+ * pay one static branch and look at nothing.
+ * Return: true if frees must look for the tag of what they free.
+ */
+static __always_inline bool mem_alloc_tags_live(void)
+{
+	return static_branch_maybe(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+				   &mem_alloc_tags_live_key);
 }
 
 #ifdef MODULE
@@ -129,12 +150,18 @@ static __always_inline void alloc_tag_sub(struct alloc_tag *tag, size_t bytes)
 	_res;								\
 })
 
+void __init alloc_tag_boot_init(void);
+void alloc_tag_show_mem(void);
+
 #else /* !CONFIG_MEM_ALLOC_PROFILING */
 
 static inline bool mem_alloc_profiling_enabled(void)
 {
 	return false;
 }
+
+static inline void alloc_tag_boot_init(void) {}
+static inline void alloc_tag_show_mem(void) {}
 
 #define alloc_hooks(...) (__VA_ARGS__)
 

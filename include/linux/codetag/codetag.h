@@ -18,8 +18,9 @@ struct inode;
 
 /**
  * struct codetag - the identity of one call site
- * @flags: owned by the core (CODETAG_FLAG_*); applications keep their own
- *	state in the struct that embeds this one
+ * @flags: bits 0-15 are the core's (CODETAG_FLAG_*), bits 16-31 the tag
+ *	type's (CODETAG_TYPE_FLAG()); other state of an application lives in
+ *	the struct that embeds this one
  * @lineno: source line of the site
  * @modname: KBUILD_MODNAME of the site: the module name, or for built-in
  *	code the base name of the object file (``slub`` for mm/slub.c)
@@ -40,6 +41,9 @@ struct codetag {
 
 /* The tag's module was unloaded; an application asked to keep its tags. */
 #define CODETAG_FLAG_UNLOADED	BIT(0)
+
+/* Flag @n (0-15) of a tag type, for the type's own use. */
+#define CODETAG_TYPE_FLAG(n)	BIT(16 + (n))
 
 /**
  * CODE_TAG_INIT - initializer naming the call site it is expanded at
@@ -196,6 +200,7 @@ void codetag_release_section(struct codetag_type *cttype,
 			     struct codetag_section *sect);
 
 void codetag_lock_type(struct codetag_type *cttype);
+bool codetag_trylock_type(struct codetag_type *cttype);
 void codetag_unlock_type(struct codetag_type *cttype);
 void codetag_iter_init(struct codetag_iterator *iter,
 		       struct codetag_type *cttype);

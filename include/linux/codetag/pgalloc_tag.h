@@ -93,6 +93,9 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 		return;
 	set_page_alloc_tag_ref(page, ref);
 	alloc_tag_add(tag, PAGE_SIZE << order);
+	/* Once per site: sites only ever gain the flag. */
+	if (unlikely(!(READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_PAGES)))
+		WRITE_ONCE(tag->ct.flags, tag->ct.flags | ALLOC_TAG_FLAG_PAGES);
 }
 
 /*
@@ -104,7 +107,7 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
 	struct alloc_tag *tag;
 	unsigned int ref;
 
-	if (!pgalloc_tag_usable)
+	if (!pgalloc_tag_usable || !mem_alloc_tags_live())
 		return;
 	ref = page_alloc_tag_ref(page);
 	if (!ref)
@@ -121,7 +124,8 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
  */
 static inline void pgalloc_tag_split(struct page *page, unsigned int order)
 {
-	unsigned int ref = pgalloc_tag_usable ? page_alloc_tag_ref(page) : 0;
+	unsigned int ref = pgalloc_tag_usable && mem_alloc_tags_live() ?
+			   page_alloc_tag_ref(page) : 0;
 	struct alloc_tag *tag;
 	unsigned int i;
 
@@ -141,7 +145,8 @@ static inline void pgalloc_tag_split(struct page *page, unsigned int order)
  */
 static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
 {
-	unsigned int ref = pgalloc_tag_usable ? page_alloc_tag_ref(page) : 0;
+	unsigned int ref = pgalloc_tag_usable && mem_alloc_tags_live() ?
+			   page_alloc_tag_ref(page) : 0;
 	struct alloc_tag *tag;
 
 	if (!ref || !order)

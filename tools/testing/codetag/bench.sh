@@ -36,10 +36,21 @@ run guest on sysctl.vm.mem_profiling=1
 
 printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
 printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
-grep -v '^done$' "$B/bench-out.txt" | while read -r row out; do
+grep -v '^done$\|^mem_' "$B/bench-out.txt" | while read -r row out; do
 	off=$(awk -v r="$row" '$1 == r { print $2 }' "$B/bench-off.txt")
 	on=$(awk -v r="$row" '$1 == r { print $2 }' "$B/bench-on.txt")
 	awk -v r="$row" -v a="$out" -v b="$off" -v c="$on" 'BEGIN {
 		printf "%-22s %10s %10s %10s %+8.1f%% %+8.1f%%\n", r, a, b, c,
 			(b / a - 1) * 100, (c / a - 1) * 100 }'
 done
+
+# The framework's memory: what the guest has in use beyond the kernel
+# built without it, after the same boot and workload (1 GiB guest).
+echo
+awk '$1 == "mem_free_kb" { f[FILENAME] = $2 }
+     END {
+	out = f[ARGV[1]]; off = f[ARGV[2]]; on = f[ARGV[3]]
+	printf "memory in use beyond the compiled-out kernel, 1 GiB guest after boot and a workload:\n"
+	printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
+		out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
+     }' "$B/bench-out.txt" "$B/bench-off.txt" "$B/bench-on.txt"

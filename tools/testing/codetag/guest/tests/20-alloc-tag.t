@@ -35,14 +35,25 @@ check "slab pages are charged to mm/slub.c, module slub, func alloc_slab_page" \
 sh -c 'sh -c true'
 check "page tables are charged to include/asm-generic/pgalloc.h, module pgtable" \
 	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* include/asm-generic/pgalloc.h:[0-9]+ module:pgtable func:__pte_alloc_one$' $A
+check "slab objects are charged to their callers (fs/dcache.c, func __d_alloc)" \
+	grep -Eq '^[1-9][0-9]*(B|KiB|MiB) [1-9][0-9]* fs/dcache.c:[0-9]+ module:dcache func:__d_alloc$' $A
+check "vmalloc areas are charged to their callers (kernel/fork.c, func alloc_thread_stack_node)" \
+	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* kernel/fork.c:[0-9]+ module:fork func:alloc_thread_stack_node$' $A
+check "per-CPU allocations are charged to their callers (fs/namespace.c, func alloc_vfsmnt)" \
+	grep -Eq '^[1-9][0-9]*(B|KiB) [1-9][0-9]* fs/namespace.c:[0-9]+ module:namespace func:alloc_vfsmnt$' $A
+check_eq "alloc_tags.summary is root-only (0400)" "$(stat -c %a $A.summary)" 400
+# Counters move between two reads: the summary is checked to within 5%.
+check "alloc_tags.summary's totals add up to allocinfo's" \
+	awk -v want="$(awk 'NR > 2 { s += $1 } END { print s }' $P)" \
+	    '{ v[$1] = $2 } END { t = v["page_bytes"] + v["object_bytes"]; exit !(t > want * 0.95 && t < want * 1.05) }' $A.summary
 
 # How much of what the page allocator has handed out is charged? Pages on
 # the per-CPU free lists are free, but MemFree does not count them.
-charged=$(awk 'NR > 2 { s += $1 } END { printf "%d", s / 1024 }' $P)
+charged=$(awk '$1 == "page_bytes" { printf "%d", $2 / 1024 }' $A.summary)
 pcp=$(awk '$1 == "count:" { s += $2 } END { print s * 4 }' /proc/zoneinfo)
 used=$(( $(meminfo MemTotal) - $(meminfo MemFree) - pcp ))
 pct=$(( charged * 100 / used ))
-echo "# charged to call sites: $charged kB of $used kB in use ($pct%; $pcp kB on per-CPU free lists left out)"
+echo "# charged to page allocator call sites: $charged kB of $used kB in use ($pct%; $pcp kB on per-CPU free lists left out)"
 check "at least 90% of the memory in use is charged to a call site ($pct%)" [ $pct -ge 90 ]
 
 # A leak grows on one line of the leaking module.
@@ -94,3 +105,14 @@ rmmod codetag_test_leak
 rmmod codetag_test_holder
 check "no site has negative or absurd counts" \
 	awk 'NR > 2 && ($1 < 0 || $2 < 0 || $1 > 1099511627776) { bad = 1 } END { exit bad }' $P
+
+# show_mem(), here from sysrq-m, ends with the largest sites.
+echo m > /proc/sysrq-trigger
+check "show_mem() lists the ten largest allocation sites" \
+	sh -c "dmesg | sed -n '/largest allocation sites/,\$p' | grep -Ec '^\[ *[0-9.]+\] alloc_tag: +[0-9]+ +[0-9]+ [^ ]+:[0-9]+ module:' | grep -qx 10"
+
+if grep -q codetag.flavor=debug /proc/cmdline; then
+	check "debug: every allocation since boot had a tag, every free found one" \
+		sh -c "! dmesg | grep -E 'alloc_tag: (allocation with no tag|free with no tag)'"
+	dmesg | grep -E 'alloc_tag: (allocation with no tag|free with no tag)' | sed 's/^/# /'
+fi
