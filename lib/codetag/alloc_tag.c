@@ -128,50 +128,82 @@ static struct alloc_tag *module_tag(const struct alloc_tag_module *am,
 	return (struct alloc_tag *)am->sect->start + i;
 }
 
-/**
- * alloc_tag_module_ref() - page-reference number of a module's tag
- * @tag: the tag
- *
- * Return: its number, or 0 if it has none (the pages are then not charged).
+/*
+ * Module tags by reference number, for the page free path: entry i is the
+ * tag numbered nr_alloc_tags_vmlinux() + 1 + i. Replaced, never resized in
+ * place, when a module needs higher numbers; readers use RCU.
  */
-unsigned int alloc_tag_module_ref(struct alloc_tag *tag)
-{
-	struct alloc_tag_module *am;
-	unsigned int ref = 0;
+struct module_ref_table {
+	unsigned int size;
+	struct rcu_head rcu;
+	struct alloc_tag *tags[];
+};
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(am, &alloc_tag_modules, link) {
-		if (tag >= module_tag(am, 0) && tag < module_tag(am, am->nr)) {
-			if (am->first_ref)
-				ref = am->first_ref + (tag - module_tag(am, 0));
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return ref;
-}
+static struct module_ref_table __rcu *module_refs;
 
 /**
  * alloc_tag_module_tag() - the module tag with a page-reference number
- * @ref: the number
+ * @ref: the number, above vmlinux's
  *
+ * Context: any.
  * Return: the tag, or NULL if no module has it.
  */
 struct alloc_tag *alloc_tag_module_tag(unsigned int ref)
 {
-	struct alloc_tag_module *am;
+	unsigned int i = ref - nr_alloc_tags_vmlinux() - 1;
+	struct module_ref_table *t;
 	struct alloc_tag *tag = NULL;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(am, &alloc_tag_modules, link) {
-		if (am->first_ref && ref >= am->first_ref &&
-		    ref < am->first_ref + am->nr) {
-			tag = module_tag(am, ref - am->first_ref);
-			break;
-		}
-	}
+	t = rcu_dereference(module_refs);
+	if (t && i < t->size)
+		tag = READ_ONCE(t->tags[i]);
 	rcu_read_unlock();
 	return tag;
+}
+
+/* Make room for numbers up to @last; alloc_tag_modules_lock held. */
+static int grow_module_refs(unsigned int last)
+{
+	struct module_ref_table *old, *t;
+	unsigned int size = last - nr_alloc_tags_vmlinux();
+
+	old = rcu_dereference_protected(module_refs,
+					lockdep_is_held(&alloc_tag_modules_lock));
+	if (old && old->size >= size)
+		return 0;
+	size = max(roundup_pow_of_two(size), 64U);
+	t = kzalloc(struct_size(t, tags, size), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->size = size;
+	if (old)
+		memcpy(t->tags, old->tags, old->size * sizeof(t->tags[0]));
+	rcu_assign_pointer(module_refs, t);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* Number a module's tags, or forget their numbers; lock held. */
+static void set_module_refs(struct alloc_tag_module *am, bool on)
+{
+	struct module_ref_table *t;
+	unsigned int i, base;
+
+	if (!am->first_ref)
+		return;
+	t = rcu_dereference_protected(module_refs,
+				      lockdep_is_held(&alloc_tag_modules_lock));
+	base = am->first_ref - nr_alloc_tags_vmlinux() - 1;
+	for (i = 0; i < am->nr; i++) {
+		struct alloc_tag *tag = module_tag(am, i);
+
+		if (on)
+			WRITE_ONCE(tag->ct.flags, tag->ct.flags |
+				   (am->first_ref + i) << ALLOC_TAG_MODULE_REF_SHIFT);
+		WRITE_ONCE(t->tags[base + i], on ? tag : NULL);
+	}
 }
 
 /*
@@ -229,9 +261,12 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 
 	mutex_lock(&alloc_tag_modules_lock);
 	pos = find_ref_range(am->nr, &am->first_ref);
+	if (am->first_ref && grow_module_refs(am->first_ref + am->nr - 1))
+		am->first_ref = 0;
 	if (!am->first_ref && pgalloc_tag_usable)
 		pr_warn("%s: no page reference numbers left for its %u tags: its page allocations are not charged\n",
 			sect->modname, am->nr);
+	set_module_refs(am, true);
 	list_add_tail_rcu(&am->link, pos);
 	mutex_unlock(&alloc_tag_modules_lock);
 	return 0;
@@ -282,6 +317,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 		schedule_delayed_work(&release_work, RELEASE_INTERVAL);
 	} else {
 		/* Nothing charged: no page refers to these numbers. */
+		set_module_refs(am, false);
 		list_del_rcu(&am->link);
 		free_module_counters(am);
 		kfree_rcu(am, rcu);
@@ -307,6 +343,7 @@ static void release_kept_modules(struct work_struct *work)
 			continue;
 		}
 		/* RCU readers may still follow link: use another node. */
+		set_module_refs(am, false);
 		list_del_rcu(&am->link);
 		list_add(&am->idle_link, &idle);
 	}

@@ -107,8 +107,11 @@ struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag);
  */
 static __always_inline void alloc_tag_add(struct alloc_tag *tag, size_t bytes)
 {
-	this_cpu_add(tag->counters->bytes, bytes);
-	this_cpu_inc(tag->counters->calls);
+	/* Once: each per-CPU operation clobbers memory, tag included. */
+	struct alloc_tag_counters __percpu *c = tag->counters;
+
+	this_cpu_add(c->bytes, bytes);
+	this_cpu_inc(c->calls);
 }
 
 /**
@@ -118,8 +121,10 @@ static __always_inline void alloc_tag_add(struct alloc_tag *tag, size_t bytes)
  */
 static __always_inline void alloc_tag_sub(struct alloc_tag *tag, size_t bytes)
 {
-	this_cpu_sub(tag->counters->bytes, bytes);
-	this_cpu_dec(tag->counters->calls);
+	struct alloc_tag_counters __percpu *c = tag->counters;
+
+	this_cpu_sub(c->bytes, bytes);
+	this_cpu_dec(c->calls);
 }
 
 /**

@@ -18,7 +18,7 @@ struct inode;
 
 /**
  * struct codetag - the identity of one call site
- * @flags: bits 0-15 are the core's (CODETAG_FLAG_*), bits 16-31 the tag
+ * @flags: bits 0-7 are the core's (CODETAG_FLAG_*), bits 8-31 the tag
  *	type's (CODETAG_TYPE_FLAG()); other state of an application lives in
  *	the struct that embeds this one
  * @lineno: source line of the site
@@ -42,8 +42,8 @@ struct codetag {
 /* The tag's module was unloaded; an application asked to keep its tags. */
 #define CODETAG_FLAG_UNLOADED	BIT(0)
 
-/* Flag @n (0-15) of a tag type, for the type's own use. */
-#define CODETAG_TYPE_FLAG(n)	BIT(16 + (n))
+/* Bit @n (0-23) of @flags for the tag type's own use. */
+#define CODETAG_TYPE_FLAG(n)	BIT(8 + (n))
 
 /**
  * CODE_TAG_INIT - initializer naming the call site it is expanded at

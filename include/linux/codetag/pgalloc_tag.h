@@ -32,7 +32,12 @@
  */
 #define pgalloc_tag_usable	(ALLOC_TAG_REF_ROOM >= ALLOC_TAG_REF_WIDTH)
 
-unsigned int alloc_tag_module_ref(struct alloc_tag *tag);
+/*
+ * A module tag keeps its reference number in the top 16 bits of its flags
+ * (type flags 8-23), set when the module is loaded; 0 if it has none.
+ */
+#define ALLOC_TAG_MODULE_REF_SHIFT	16
+
 struct alloc_tag *alloc_tag_module_tag(unsigned int ref);
 
 static inline struct alloc_tag *alloc_tags_vmlinux(void)
@@ -55,7 +60,7 @@ static inline unsigned int alloc_tag_ref(struct alloc_tag *tag)
 {
 	if (alloc_tag_in_vmlinux(tag))
 		return tag - alloc_tags_vmlinux() + 1;
-	return alloc_tag_module_ref(tag);
+	return READ_ONCE(tag->ct.flags) >> ALLOC_TAG_MODULE_REF_SHIFT;
 }
 
 static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
