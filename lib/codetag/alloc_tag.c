@@ -22,6 +22,7 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/page_ext.h>
 #include <linux/proc_fs.h>
 #include <linux/rculist.h>
 #include <linux/seq_buf.h>
@@ -263,7 +264,7 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	pos = find_ref_range(am->nr, &am->first_ref);
 	if (am->first_ref && grow_module_refs(am->first_ref + am->nr - 1))
 		am->first_ref = 0;
-	if (!am->first_ref && pgalloc_tag_usable)
+	if (!am->first_ref)
 		pr_warn("%s: no page reference numbers left for its %u tags: its page allocations are not charged\n",
 			sect->modname, am->nr);
 	set_module_refs(am, true);
@@ -360,6 +361,65 @@ static void release_kept_modules(struct work_struct *work)
 	}
 	if (still_kept)
 		schedule_delayed_work(&release_work, RELEASE_INTERVAL);
+}
+
+/* ---- Pages whose flags have no room ------------------------------------ */
+
+static bool need_page_ext(void)
+{
+	return !pgalloc_tag_in_flags && mem_profiling_boot != BOOT_NEVER;
+}
+
+/*
+ * A whole word, not 16 bits: the next page's page_ext starts right after,
+ * and its flags are operated on atomically.
+ */
+struct page_ext_operations alloc_tag_page_ext_ops = {
+	.size	= sizeof(unsigned long),
+	.need	= need_page_ext,
+};
+
+static unsigned long *page_ext_ref(struct page_ext *ext)
+{
+	return (void *)ext + alloc_tag_page_ext_ops.offset;
+}
+
+/**
+ * alloc_tag_page_ext_ref() - a page's reference number, from its page_ext
+ * @page: the page
+ *
+ * Context: any.
+ * Return: the number, 0 if none or the page has no page_ext.
+ */
+unsigned int alloc_tag_page_ext_ref(struct page *page)
+{
+	struct page_ext *ext = page_ext_get(page);
+	unsigned int ref = 0;
+
+	if (ext) {
+		ref = READ_ONCE(*page_ext_ref(ext));
+		page_ext_put(ext);
+	}
+	return ref;
+}
+
+/**
+ * alloc_tag_set_page_ext_ref() - keep a page's reference number in its page_ext
+ * @page: the page
+ * @ref: the number, 0 for none
+ *
+ * Context: any.
+ * Return: false if the page has no page_ext (yet: early in boot).
+ */
+bool alloc_tag_set_page_ext_ref(struct page *page, unsigned int ref)
+{
+	struct page_ext *ext = page_ext_get(page);
+
+	if (!ext)
+		return false;
+	WRITE_ONCE(*page_ext_ref(ext), ref);
+	page_ext_put(ext);
+	return true;
 }
 
 /* ---- Reports ----------------------------------------------------------- */
@@ -690,9 +750,13 @@ static int __init alloc_tag_init(void)
 		       PTR_ERR(alloc_tag_cttype));
 		return PTR_ERR(alloc_tag_cttype);
 	}
-	if (!pgalloc_tag_usable)
-		pr_warn("page->flags has %d spare bits, %d needed: page allocations are not charged\n",
-			(int)ALLOC_TAG_REF_ROOM, ALLOC_TAG_REF_WIDTH);
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT))
+		pr_info("page tags are kept in page_ext (MEM_ALLOC_PROFILING_PAGE_EXT), %zu bytes per page\n",
+			alloc_tag_page_ext_ops.size);
+	else if (!pgalloc_tag_in_flags)
+		pr_info("page->flags has %d spare bits, %d needed: page tags are kept in page_ext, %zu bytes per page\n",
+			(int)ALLOC_TAG_REF_ROOM, ALLOC_TAG_REF_WIDTH,
+			alloc_tag_page_ext_ops.size);
 
 	proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops);
 	debugfs_create_file("alloc_tags", 0400, NULL, NULL, &alloc_tags_fops);

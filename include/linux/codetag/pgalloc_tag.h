@@ -27,10 +27,18 @@
 #define ALLOC_TAG_REF_ROOM	(LRU_REFS_PGOFF - NR_PAGEFLAGS)
 
 /*
- * A compile-time constant: where the flags have no room, page accounting
- * compiles away and alloc_tag.c says so at boot.
+ * Where a block's reference number is kept, a compile-time choice: spare
+ * page->flags bits if the config leaves enough, otherwise the page's
+ * page_ext (8 bytes more per page, allocated at boot; alloc_tag.c says so
+ * in the boot log).
  */
-#define pgalloc_tag_usable	(ALLOC_TAG_REF_ROOM >= ALLOC_TAG_REF_WIDTH)
+#define ALLOC_TAG_REF_FITS	(ALLOC_TAG_REF_ROOM >= ALLOC_TAG_REF_WIDTH)
+#define pgalloc_tag_in_flags						\
+	(ALLOC_TAG_REF_FITS && !IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT))
+
+extern struct page_ext_operations alloc_tag_page_ext_ops;
+unsigned int alloc_tag_page_ext_ref(struct page *page);
+bool alloc_tag_set_page_ext_ref(struct page *page, unsigned int ref);
 
 /*
  * A module tag keeps its reference number in the top 16 bits of its flags
@@ -70,16 +78,24 @@ static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 	return alloc_tag_module_tag(ref);
 }
 
-static inline unsigned int page_alloc_tag_ref(const struct page *page)
+static inline unsigned int page_alloc_tag_ref(struct page *page)
 {
+	if (!pgalloc_tag_in_flags)
+		return alloc_tag_page_ext_ref(page);
 	return (page->flags & ALLOC_TAG_REF_MASK) >> ALLOC_TAG_REF_PGOFF;
 }
 
-/* The page is the allocator's alone here: plain stores suffice. */
-static inline void set_page_alloc_tag_ref(struct page *page, unsigned int ref)
+/*
+ * The page is the allocator's alone here: plain stores suffice. False if
+ * the page has nowhere to keep it (no page_ext yet, early in boot).
+ */
+static inline bool set_page_alloc_tag_ref(struct page *page, unsigned int ref)
 {
+	if (!pgalloc_tag_in_flags)
+		return alloc_tag_set_page_ext_ref(page, ref);
 	page->flags = (page->flags & ~ALLOC_TAG_REF_MASK) |
 		      ((unsigned long)ref << ALLOC_TAG_REF_PGOFF);
+	return true;
 }
 
 /* Charge a new block of 2^order pages to the current task's tag. */
@@ -88,7 +104,7 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 	struct alloc_tag *tag;
 	unsigned int ref;
 
-	if (!mem_alloc_profiling_enabled() || !pgalloc_tag_usable)
+	if (!mem_alloc_profiling_enabled())
 		return;
 	tag = current->alloc_tag;
 	if (!tag)
@@ -96,7 +112,8 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 	ref = alloc_tag_ref(tag);
 	if (!ref)
 		return;
-	set_page_alloc_tag_ref(page, ref);
+	if (!set_page_alloc_tag_ref(page, ref))
+		return;
 	alloc_tag_add(tag, PAGE_SIZE << order);
 	/* Once per site: sites only ever gain the flag. */
 	if (unlikely(!(READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_PAGES)))
@@ -112,7 +129,7 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
 	struct alloc_tag *tag;
 	unsigned int ref;
 
-	if (!pgalloc_tag_usable || !mem_alloc_tags_live())
+	if (!mem_alloc_tags_live())
 		return;
 	ref = page_alloc_tag_ref(page);
 	if (!ref)
@@ -129,8 +146,7 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
  */
 static inline void pgalloc_tag_split(struct page *page, unsigned int order)
 {
-	unsigned int ref = pgalloc_tag_usable && mem_alloc_tags_live() ?
-			   page_alloc_tag_ref(page) : 0;
+	unsigned int ref = mem_alloc_tags_live() ? page_alloc_tag_ref(page) : 0;
 	struct alloc_tag *tag;
 	unsigned int i;
 
@@ -150,8 +166,7 @@ static inline void pgalloc_tag_split(struct page *page, unsigned int order)
  */
 static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
 {
-	unsigned int ref = pgalloc_tag_usable && mem_alloc_tags_live() ?
-			   page_alloc_tag_ref(page) : 0;
+	unsigned int ref = mem_alloc_tags_live() ? page_alloc_tag_ref(page) : 0;
 	struct alloc_tag *tag;
 
 	if (!ref || !order)
