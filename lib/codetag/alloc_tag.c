@@ -365,6 +365,7 @@ static void release_kept_modules(struct work_struct *work)
 
 /* ---- Pages whose flags have no room ------------------------------------ */
 
+#ifdef CONFIG_PAGE_EXTENSION
 static bool need_page_ext(void)
 {
 	return !pgalloc_tag_in_flags && mem_profiling_boot != BOOT_NEVER;
@@ -421,6 +422,7 @@ bool alloc_tag_set_page_ext_ref(struct page *page, unsigned int ref)
 	page_ext_put(ext);
 	return true;
 }
+#endif /* CONFIG_PAGE_EXTENSION */
 
 /* ---- Reports ----------------------------------------------------------- */
 
@@ -751,12 +753,13 @@ static int __init alloc_tag_init(void)
 		return PTR_ERR(alloc_tag_cttype);
 	}
 	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT))
-		pr_info("page tags are kept in page_ext (MEM_ALLOC_PROFILING_PAGE_EXT), %zu bytes per page\n",
-			alloc_tag_page_ext_ops.size);
-	else if (!pgalloc_tag_in_flags)
+		pr_info("page tags are kept in page_ext (MEM_ALLOC_PROFILING_PAGE_EXT), 8 bytes per page\n");
+	else if (pgalloc_tag_in_page_ext)
 		pr_info("page->flags has %d spare bits, %d needed: page tags are kept in page_ext, %zu bytes per page\n",
-			(int)ALLOC_TAG_REF_ROOM, ALLOC_TAG_REF_WIDTH,
-			alloc_tag_page_ext_ops.size);
+			(int)ALLOC_TAG_REF_ROOM, ALLOC_TAG_REF_WIDTH, sizeof(unsigned long));
+	else if (!pgalloc_tag_in_flags)
+		pr_warn("page->flags has %d spare bits, %d needed, and there is no page_ext (PAGE_EXTENSION): page allocations are not charged\n",
+			(int)ALLOC_TAG_REF_ROOM, ALLOC_TAG_REF_WIDTH);
 
 	proc_create("allocinfo", 0400, NULL, &allocinfo_proc_ops);
 	debugfs_create_file("alloc_tags", 0400, NULL, NULL, &alloc_tags_fops);

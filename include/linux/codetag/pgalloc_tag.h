@@ -29,12 +29,15 @@
 /*
  * Where a block's reference number is kept, a compile-time choice: spare
  * page->flags bits if the config leaves enough, otherwise the page's
- * page_ext (8 bytes more per page, allocated at boot; alloc_tag.c says so
- * in the boot log).
+ * page_ext (8 bytes more per page, allocated at boot). Kconfig selects
+ * PAGE_EXTENSION wherever the flags may be short; a config short of both
+ * does not charge pages. alloc_tag.c says which in the boot log.
  */
 #define ALLOC_TAG_REF_FITS	(ALLOC_TAG_REF_ROOM >= ALLOC_TAG_REF_WIDTH)
 #define pgalloc_tag_in_flags						\
 	(ALLOC_TAG_REF_FITS && !IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT))
+#define pgalloc_tag_in_page_ext						\
+	(!pgalloc_tag_in_flags && IS_ENABLED(CONFIG_PAGE_EXTENSION))
 
 extern struct page_ext_operations alloc_tag_page_ext_ops;
 unsigned int alloc_tag_page_ext_ref(struct page *page);
@@ -80,8 +83,10 @@ static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 
 static inline unsigned int page_alloc_tag_ref(struct page *page)
 {
-	if (!pgalloc_tag_in_flags)
+	if (pgalloc_tag_in_page_ext)
 		return alloc_tag_page_ext_ref(page);
+	if (!pgalloc_tag_in_flags)
+		return 0;
 	return (page->flags & ALLOC_TAG_REF_MASK) >> ALLOC_TAG_REF_PGOFF;
 }
 
@@ -91,8 +96,10 @@ static inline unsigned int page_alloc_tag_ref(struct page *page)
  */
 static inline bool set_page_alloc_tag_ref(struct page *page, unsigned int ref)
 {
-	if (!pgalloc_tag_in_flags)
+	if (pgalloc_tag_in_page_ext)
 		return alloc_tag_set_page_ext_ref(page, ref);
+	if (!pgalloc_tag_in_flags)
+		return false;
 	page->flags = (page->flags & ~ALLOC_TAG_REF_MASK) |
 		      ((unsigned long)ref << ALLOC_TAG_REF_PGOFF);
 	return true;

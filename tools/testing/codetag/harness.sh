@@ -128,7 +128,8 @@ fragments() {
 configure() {
 	local flavor=$1 out=$2 src=$3 frags want line sym
 	frags=$(fragments "$flavor")
-	want=$(cat $frags | sha1sum | cut -d' ' -f1)
+	# Our Kconfig too: a changed select or default changes the result.
+	want=$(cat $frags "$ROOT/lib/codetag/Kconfig" | sha1sum | cut -d' ' -f1)
 	mkdir -p "$out"
 	if [ -f "$out/.config" ] && [ -f "$out/.codetag-frags" ] &&
 	   [ "$(cat "$out/.codetag-frags")" = "$want" ]; then

@@ -19,12 +19,12 @@ run "sort -hr $D/alloc_tags | head -5"
 say "A leak grows on one line of a module"
 insmod /modules/codetag_test_holder.ko
 insmod /modules/codetag_test_leak.ko
-run "echo 64 > $D/codetag_test_leak; grep leak_pages $D/alloc_tags"
-run "echo 64 > $D/codetag_test_leak; grep leak_pages $D/alloc_tags"
-run "grep leak_pages /proc/allocinfo"
+run "echo 64 > $D/codetag_test_leak; grep func:leak_ $D/alloc_tags"
+run "echo 64 > $D/codetag_test_leak; grep func:leak_ $D/alloc_tags"
+run "grep func:leak_ /proc/allocinfo"
 say "Unloaded with live allocations: its tags are kept until they are freed"
 run "rmmod codetag_test_leak; dmesg | grep 'unloaded with'"
-run "grep leak_pages $D/alloc_tags"
+run "grep func:leak_ $D/alloc_tags"
 echo 1 > $D/codetag_test_holder
 rmmod codetag_test_holder
 

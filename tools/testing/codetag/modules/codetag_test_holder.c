@@ -9,9 +9,11 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 
 static LIST_HEAD(held);
+static LIST_HEAD(held_objects);
 static DEFINE_SPINLOCK(held_lock);
 
 void codetag_test_hold(struct page *page)
@@ -22,18 +24,32 @@ void codetag_test_hold(struct page *page)
 }
 EXPORT_SYMBOL_GPL(codetag_test_hold);
 
+/* A kmalloc()ed object that starts with a list_head, for kfree(). */
+void codetag_test_hold_object(struct list_head *object)
+{
+	spin_lock(&held_lock);
+	list_add(object, &held_objects);
+	spin_unlock(&held_lock);
+}
+EXPORT_SYMBOL_GPL(codetag_test_hold_object);
+
 static void free_held(void)
 {
+	struct list_head *object, *next;
 	struct page *page, *tmp;
+	LIST_HEAD(objects);
 	LIST_HEAD(list);
 
 	spin_lock(&held_lock);
 	list_splice_init(&held, &list);
+	list_splice_init(&held_objects, &objects);
 	spin_unlock(&held_lock);
 	list_for_each_entry_safe(page, tmp, &list, lru) {
 		list_del(&page->lru);
 		__free_page(page);
 	}
+	list_for_each_safe(object, next, &objects)
+		kfree(object);
 }
 
 static ssize_t holder_write(struct file *file, const char __user *ubuf,
@@ -65,5 +81,5 @@ static void __exit codetag_test_holder_exit(void)
 }
 module_exit(codetag_test_holder_exit);
 
-MODULE_DESCRIPTION("Holds pages for the allocation profiling tests");
+MODULE_DESCRIPTION("Holds pages and objects for the allocation profiling tests");
 MODULE_LICENSE("GPL");

@@ -4,17 +4,22 @@
  *
  *   echo N > /sys/kernel/debug/codetag_test_leak
  *
- * allocates N pages at one line of this file and hands them to
- * codetag_test_holder.ko, which keeps them after this module is gone and
- * frees them when asked: the test can then unload this module with live
- * allocations charged to it, and free them afterwards.
+ * allocates N pages at one line of this file and N 128-byte objects at
+ * another, and hands them to codetag_test_holder.ko, which keeps them
+ * after this module is gone and frees them when asked: the test can then
+ * unload this module with live allocations charged to it, and free them
+ * afterwards.
  */
 
 #include <linux/debugfs.h>
 #include <linux/gfp.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 
 void codetag_test_hold(struct page *page);
+void codetag_test_hold_object(struct list_head *object);
+
+#define LEAK_OBJECT_SIZE	128
 
 static noinline int leak_pages(unsigned int n)
 {
@@ -29,6 +34,19 @@ static noinline int leak_pages(unsigned int n)
 	return 0;
 }
 
+static noinline int leak_objects(unsigned int n)
+{
+	struct list_head *object;
+
+	while (n--) {
+		object = kmalloc(LEAK_OBJECT_SIZE, GFP_KERNEL);
+		if (!object)
+			return -ENOMEM;
+		codetag_test_hold_object(object);
+	}
+	return 0;
+}
+
 static ssize_t leak_write(struct file *file, const char __user *ubuf,
 			  size_t len, loff_t *ppos)
 {
@@ -39,6 +57,8 @@ static ssize_t leak_write(struct file *file, const char __user *ubuf,
 	if (err)
 		return err;
 	err = leak_pages(n);
+	if (!err)
+		err = leak_objects(n);
 	return err ? err : len;
 }
 
@@ -63,5 +83,5 @@ static void __exit codetag_test_leak_exit(void)
 }
 module_exit(codetag_test_leak_exit);
 
-MODULE_DESCRIPTION("Leaks pages on demand for the allocation profiling tests");
+MODULE_DESCRIPTION("Leaks pages and objects on demand for the allocation profiling tests");
 MODULE_LICENSE("GPL");

@@ -70,17 +70,21 @@ check_eq "a leak of 16 pages shows on the leaking line" "${l1%% *} $(echo $l1 | 
 check_eq "... and grows to 32 pages" "${l2%% *} $(echo $l2 | cut -d' ' -f2)" "128KiB 32"
 check "allocinfo names the module in brackets" \
 	grep -Eq '^ +131072 +32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ \[codetag_test_leak\] func:leak_pages$' $P
+check "a slab leak grows on its own line: 32 objects of 128 bytes" \
+	grep -Eq '^4KiB 32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ module:codetag_test_leak func:leak_objects$' $A
 
 # Unloaded with live allocations: kept, logged, marked; freed later.
 dmesg_mark
 rmmod codetag_test_leak
 check "unloading with live allocations is logged with the bytes" \
-	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_leak: unloaded with 131072 bytes in 32 allocations still live'"
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_leak: unloaded with 135168 bytes in 64 allocations still live'"
 check "its sites stay listed, marked [unloaded]" \
-	sh -c "grep -q '^128KiB 32 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A"
+	sh -c "grep -q '^128KiB 32 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A &&
+	       grep -q '^4KiB 32 .*module:codetag_test_leak func:leak_objects \[unloaded\]$' $A"
 echo 1 > $D/codetag_test_holder
-check "freeing them after the unload discharges the kept site" \
-	sh -c "grep -q '^0B 0 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A"
+check "freeing them after the unload discharges the kept sites" \
+	sh -c "grep -q '^0B 0 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A &&
+	       grep -q '^0B 0 .*module:codetag_test_leak func:leak_objects \[unloaded\]$' $A"
 sleep 6
 check "and the kept tags are released once all is freed" \
 	sh -c "! grep -q codetag_test_leak $A && dmesg | grep -q 'codetag_test_leak: last allocation freed'"
@@ -95,12 +99,14 @@ echo 0 > $S
 check_eq "echo 0 > /proc/sys/vm/mem_profiling switches it off" "$(cat $S)" 0
 echo 4 > $D/codetag_test_leak
 check "allocations made while off are not charged" \
-	sh -c "leak_line() { grep 'module:codetag_test_leak func:leak_pages' $A; }; leak_line | grep -q '^0B 0 '"
+	sh -c "grep 'module:codetag_test_leak func:leak_pages' $A | grep -q '^0B 0 ' &&
+	       grep 'module:codetag_test_leak func:leak_objects' $A | grep -q '^0B 0 '"
 echo 1 > $S
 check_eq "echo 1 switches it back on" "$(cat $S)" 1
 echo 1 > $D/codetag_test_holder
 check "freeing them while on changes no counter" \
-	sh -c "grep 'module:codetag_test_leak func:leak_pages' $A | grep -q '^0B 0 '"
+	sh -c "grep 'module:codetag_test_leak func:leak_pages' $A | grep -q '^0B 0 ' &&
+	       grep 'module:codetag_test_leak func:leak_objects' $A | grep -q '^0B 0 '"
 rmmod codetag_test_leak
 rmmod codetag_test_holder
 check "no site has negative or absurd counts" \
