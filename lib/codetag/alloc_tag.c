@@ -129,47 +129,16 @@ static struct alloc_tag *module_tag(const struct alloc_tag_module *am,
 	return (struct alloc_tag *)am->sect->start + i;
 }
 
-/*
- * Module tags by reference number, for the page free path: entry i is the
- * tag numbered nr_alloc_tags_vmlinux() + 1 + i. Replaced, never resized in
- * place, when a module needs higher numbers; readers use RCU.
- */
-struct module_ref_table {
-	unsigned int size;
-	struct rcu_head rcu;
-	struct alloc_tag *tags[];
-};
-
-static struct module_ref_table __rcu *module_refs;
-
-/**
- * alloc_tag_module_tag() - the module tag with a page-reference number
- * @ref: the number, above vmlinux's
- *
- * Context: any.
- * Return: the tag, or NULL if no module has it.
- */
-struct alloc_tag *alloc_tag_module_tag(unsigned int ref)
-{
-	unsigned int i = ref - nr_alloc_tags_vmlinux() - 1;
-	struct module_ref_table *t;
-	struct alloc_tag *tag = NULL;
-
-	rcu_read_lock();
-	t = rcu_dereference(module_refs);
-	if (t && i < t->size)
-		tag = READ_ONCE(t->tags[i]);
-	rcu_read_unlock();
-	return tag;
-}
+/* Module tags by number, for alloc_tag_of_ref(). */
+struct alloc_tag_module_refs __rcu *alloc_tag_module_refs;
 
 /* Make room for numbers up to @last; alloc_tag_modules_lock held. */
 static int grow_module_refs(unsigned int last)
 {
-	struct module_ref_table *old, *t;
+	struct alloc_tag_module_refs *old, *t;
 	unsigned int size = last - nr_alloc_tags_vmlinux();
 
-	old = rcu_dereference_protected(module_refs,
+	old = rcu_dereference_protected(alloc_tag_module_refs,
 					lockdep_is_held(&alloc_tag_modules_lock));
 	if (old && old->size >= size)
 		return 0;
@@ -180,7 +149,7 @@ static int grow_module_refs(unsigned int last)
 	t->size = size;
 	if (old)
 		memcpy(t->tags, old->tags, old->size * sizeof(t->tags[0]));
-	rcu_assign_pointer(module_refs, t);
+	rcu_assign_pointer(alloc_tag_module_refs, t);
 	if (old)
 		kfree_rcu(old, rcu);
 	return 0;
@@ -189,12 +158,12 @@ static int grow_module_refs(unsigned int last)
 /* Number a module's tags, or forget their numbers; lock held. */
 static void set_module_refs(struct alloc_tag_module *am, bool on)
 {
-	struct module_ref_table *t;
+	struct alloc_tag_module_refs *t;
 	unsigned int i, base;
 
 	if (!am->first_ref)
 		return;
-	t = rcu_dereference_protected(module_refs,
+	t = rcu_dereference_protected(alloc_tag_module_refs,
 				      lockdep_is_held(&alloc_tag_modules_lock));
 	base = am->first_ref - nr_alloc_tags_vmlinux() - 1;
 	for (i = 0; i < am->nr; i++) {

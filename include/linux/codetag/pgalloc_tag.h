@@ -49,7 +49,23 @@ bool alloc_tag_set_page_ext_ref(struct page *page, unsigned int ref);
  */
 #define ALLOC_TAG_MODULE_REF_SHIFT	16
 
-struct alloc_tag *alloc_tag_module_tag(unsigned int ref);
+/**
+ * struct alloc_tag_module_refs - module tags by reference number
+ * @size: number of entries
+ * @rcu: for freeing the table it replaces
+ * @tags: entry i is the tag numbered nr_alloc_tags_vmlinux() + 1 + i, or
+ *	NULL
+ *
+ * Replaced, never resized in place, when a module needs higher numbers;
+ * readers (the page free path) use RCU.
+ */
+struct alloc_tag_module_refs {
+	unsigned int size;
+	struct rcu_head rcu;
+	struct alloc_tag *tags[];
+};
+
+extern struct alloc_tag_module_refs __rcu *alloc_tag_module_refs;
 
 static inline struct alloc_tag *alloc_tags_vmlinux(void)
 {
@@ -76,9 +92,19 @@ static inline unsigned int alloc_tag_ref(struct alloc_tag *tag)
 
 static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 {
+	unsigned int i = ref - nr_alloc_tags_vmlinux() - 1;
+	struct alloc_tag_module_refs *t;
+	struct alloc_tag *tag = NULL;
+
 	if (ref <= nr_alloc_tags_vmlinux())
 		return ref ? alloc_tags_vmlinux() + ref - 1 : NULL;
-	return alloc_tag_module_tag(ref);
+	/* The module stays while a page charged to it is live. */
+	rcu_read_lock();
+	t = rcu_dereference(alloc_tag_module_refs);
+	if (t && i < t->size)
+		tag = READ_ONCE(t->tags[i]);
+	rcu_read_unlock();
+	return tag;
 }
 
 static inline unsigned int page_alloc_tag_ref(struct page *page)

@@ -12,6 +12,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "codetag_test_holder.h"
+
 static LIST_HEAD(held);
 static LIST_HEAD(held_objects);
 static DEFINE_SPINLOCK(held_lock);
@@ -24,7 +26,6 @@ void codetag_test_hold(struct page *page)
 }
 EXPORT_SYMBOL_GPL(codetag_test_hold);
 
-/* A kmalloc()ed object that starts with a list_head, for kfree(). */
 void codetag_test_hold_object(struct list_head *object)
 {
 	spin_lock(&held_lock);

@@ -16,8 +16,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-void codetag_test_hold(struct page *page);
-void codetag_test_hold_object(struct list_head *object);
+#include "codetag_test_holder.h"
 
 #define LEAK_OBJECT_SIZE	128
 
