@@ -57,6 +57,21 @@ static void expect_delta(struct kunit *test, struct snapshot *s,
 			    "calls at line %u", s->tag->ct.lineno);
 }
 
+/*
+ * Evaluate @alloc, an allocation written on this line, check that this
+ * line's site was charged @bytes in one call, free the result with
+ * @free_fn and check that the site is back where it was.
+ */
+#define EXPECT_CHARGED(alloc, bytes, free_fn) do {			\
+	struct snapshot _s;						\
+	void *_p = SNAP(&_s, alloc);					\
+									\
+	KUNIT_ASSERT_NOT_NULL(test, _p);				\
+	expect_delta(test, &_s, bytes, 1);				\
+	free_fn(_p);							\
+	expect_delta(test, &_s, 0, 0);					\
+} while (0)
+
 static int alloc_tag_test_init(struct kunit *test)
 {
 	if (!mem_alloc_profiling_enabled())
@@ -224,14 +239,7 @@ static noinline void *test_kmalloc_helper_noprof(size_t size)
 
 static void alloc_tag_test_nesting_slab(struct kunit *test)
 {
-	struct snapshot s;
-	void *p;
-
-	p = SNAP(&s, test_kmalloc_helper(500));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, kmalloc_size_roundup(500), 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(test_kmalloc_helper(500), kmalloc_size_roundup(500), kfree);
 	KUNIT_EXPECT_NULL(test, current->alloc_tag);
 }
 
@@ -264,45 +272,15 @@ static void alloc_tag_test_kmalloc(struct kunit *test)
 static void alloc_tag_test_kmalloc_family(struct kunit *test)
 {
 	size_t n = 50, bucket = kmalloc_size_roundup(n * sizeof(u32));
-	struct snapshot s;
-	void *p;
 
-	p = SNAP(&s, kzalloc(n * sizeof(u32), GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, bucket, 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, kcalloc(n, sizeof(u32), GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, bucket, 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, kmalloc_array(n, sizeof(u32), GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, bucket, 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, kmalloc_node(n * sizeof(u32), GFP_KERNEL, NUMA_NO_NODE));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, bucket, 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, kzalloc_node(n * sizeof(u32), GFP_KERNEL, NUMA_NO_NODE));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, bucket, 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(kzalloc(n * sizeof(u32), GFP_KERNEL), bucket, kfree);
+	EXPECT_CHARGED(kcalloc(n, sizeof(u32), GFP_KERNEL), bucket, kfree);
+	EXPECT_CHARGED(kmalloc_array(n, sizeof(u32), GFP_KERNEL), bucket, kfree);
+	EXPECT_CHARGED(kmalloc_node(n * sizeof(u32), GFP_KERNEL, NUMA_NO_NODE), bucket, kfree);
+	EXPECT_CHARGED(kzalloc_node(n * sizeof(u32), GFP_KERNEL, NUMA_NO_NODE), bucket, kfree);
 
 	/* Beyond the largest kmalloc cache: pages, charged whole. */
-	p = SNAP(&s, kmalloc(5 * PAGE_SIZE, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, 8 * PAGE_SIZE, 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(kmalloc(5 * PAGE_SIZE, GFP_KERNEL), 8 * PAGE_SIZE, kfree);
 }
 
 /* A reallocation in place keeps its site; a move charges the new one. */
@@ -387,32 +365,11 @@ static void alloc_tag_test_bulk(struct kunit *test)
 static void alloc_tag_test_dup(struct kunit *test)
 {
 	static const char text[] = "a string of forty-three bytes, NUL included";
-	struct snapshot s;
-	void *p;
 
-	p = SNAP(&s, kstrdup(text, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, kmalloc_size_roundup(sizeof(text)), 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, kstrndup(text, 10, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, kmalloc_size_roundup(11), 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, kmemdup(text, 20, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, kmalloc_size_roundup(20), 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, kmemdup_nul(text, 20, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, kmalloc_size_roundup(21), 1);
-	kfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(kstrdup(text, GFP_KERNEL), kmalloc_size_roundup(sizeof(text)), kfree);
+	EXPECT_CHARGED(kstrndup(text, 10, GFP_KERNEL), kmalloc_size_roundup(11), kfree);
+	EXPECT_CHARGED(kmemdup(text, 20, GFP_KERNEL), kmalloc_size_roundup(20), kfree);
+	EXPECT_CHARGED(kmemdup_nul(text, 20, GFP_KERNEL), kmalloc_size_roundup(21), kfree);
 }
 
 /* ---- vmalloc and kvmalloc --------------------------------------------- */
@@ -421,64 +378,23 @@ static void alloc_tag_test_dup(struct kunit *test)
 static void alloc_tag_test_vmalloc(struct kunit *test)
 {
 	const size_t size = 4 * PAGE_SIZE + 1;
-	struct snapshot s;
-	void *p;
 
-	p = SNAP(&s, vmalloc(size));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
-	vfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, vzalloc(size));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
-	vfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, vmalloc_node(size, NUMA_NO_NODE));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
-	vfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, __vmalloc(size, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
-	vfree(p);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, vmalloc_user(size));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, 5 * PAGE_SIZE, 1);
-	vfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(vmalloc(size), 5 * PAGE_SIZE, vfree);
+	EXPECT_CHARGED(vzalloc(size), 5 * PAGE_SIZE, vfree);
+	EXPECT_CHARGED(vmalloc_node(size, NUMA_NO_NODE), 5 * PAGE_SIZE, vfree);
+	EXPECT_CHARGED(__vmalloc(size, GFP_KERNEL), 5 * PAGE_SIZE, vfree);
+	EXPECT_CHARGED(vmalloc_user(size), 5 * PAGE_SIZE, vfree);
 }
 
 static void alloc_tag_test_kvmalloc(struct kunit *test)
 {
-	struct snapshot s;
-	void *p;
-
-	p = SNAP(&s, kvmalloc(300, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, kmalloc_size_roundup(300), 1);
-	kvfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(kvmalloc(300, GFP_KERNEL), kmalloc_size_roundup(300), kvfree);
 
 	/* Slab pages or a vmalloc area: 64 KiB either way. */
-	p = SNAP(&s, kvzalloc(SZ_64K, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, SZ_64K, 1);
-	kvfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(kvzalloc(SZ_64K, GFP_KERNEL), SZ_64K, kvfree);
 
 	/* Small: from slab, as kmalloc() would. */
-	p = SNAP(&s, kvcalloc(10, 30, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, kmalloc_size_roundup(300), 1);
-	kvfree(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(kvcalloc(10, 30, GFP_KERNEL), kmalloc_size_roundup(300), kvfree);
 }
 
 /* ---- Per-CPU ------------------------------------------------------------ */
@@ -492,26 +408,10 @@ static void alloc_tag_test_percpu(struct kunit *test)
 {
 	struct test_percpu_object __percpu *o;
 	size_t size = sizeof(*o) * num_possible_cpus();
-	struct snapshot s;
-	void __percpu *p;
 
-	o = SNAP(&s, alloc_percpu(struct test_percpu_object));
-	KUNIT_ASSERT_NOT_NULL(test, o);
-	expect_delta(test, &s, size, 1);
-	free_percpu(o);
-	expect_delta(test, &s, 0, 0);
-
-	o = SNAP(&s, alloc_percpu_gfp(struct test_percpu_object, GFP_KERNEL));
-	KUNIT_ASSERT_NOT_NULL(test, o);
-	expect_delta(test, &s, size, 1);
-	free_percpu(o);
-	expect_delta(test, &s, 0, 0);
-
-	p = SNAP(&s, __alloc_percpu(10, 8));
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	expect_delta(test, &s, 12 * num_possible_cpus(), 1);
-	free_percpu(p);
-	expect_delta(test, &s, 0, 0);
+	EXPECT_CHARGED(alloc_percpu(struct test_percpu_object), size, free_percpu);
+	EXPECT_CHARGED(alloc_percpu_gfp(struct test_percpu_object, GFP_KERNEL), size, free_percpu);
+	EXPECT_CHARGED(__alloc_percpu(10, 8), 12 * num_possible_cpus(), free_percpu);
 }
 
 static struct kunit_case alloc_tag_test_cases[] = {
