@@ -5,7 +5,7 @@
  * charged to, so that freeing it finds the tag without a search.
  *
  * - A slab object keeps it in a slot after the object (and after SLUB's
- *   debug metadata), at kmem_cache::alloc_tag_offset.
+ *   debug metadata), or in a vector at the end of its slab.
  * - A vmalloc area keeps it in its struct vm_struct.
  * - A per-CPU allocation keeps it in a slot after the allocation, in the
  *   first possible CPU's copy only.
@@ -59,31 +59,81 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 }
 
 /*
- * The slab hooks are macros: struct kmem_cache is complete only inside
- * mm/. They take the slot's offset, kmem_cache::alloc_tag_offset, and the
- * size an object is charged, kmem_cache::object_size.
+ * The slab hooks are macros: struct kmem_cache and struct slab are
+ * complete only inside mm/.
  *
- * The slot lies outside the object, where KASAN keeps the memory poisoned:
- * only the allocator itself may touch it, as SLUB does its own metadata.
+ * An object's tag is kept in a slot after the object, at
+ * kmem_cache::alloc_tag_offset, unless the cache's alignment would make
+ * that slot cost a lot more than itself (see slab_tag_in_object()): then
+ * the offset is 0 and the slots form a vector at the end of each slab, one
+ * per object, the first object's last.
+ *
+ * @sl, the object's slab, may be NULL: it is then found from the object,
+ * and only for a vector.
  */
-static __always_inline struct alloc_tag *
-slab_tag_read(void *obj, unsigned int offset)
+#define alloc_tag_slab_slot(s, sl, obj) ({				\
+	struct kmem_cache *__ts = (s);					\
+	void *__to = kasan_reset_tag(obj);				\
+	const struct slab *__tsl;					\
+									\
+	likely(__ts->alloc_tag_offset) ? __to + __ts->alloc_tag_offset : \
+		(__tsl = (sl) ?: virt_to_slab(__to),			\
+		 slab_address(__tsl) + slab_size(__tsl) - ALLOC_TAG_SLAB_SLOT * \
+		 (1 + __obj_to_index(__ts, slab_address(__tsl), __to)));	\
+})
+
+/* What a cache's slabs set aside at their end for the tag vector. */
+#define alloc_tag_slab_vector(s)					\
+	((s)->alloc_tag_offset ? 0 : ALLOC_TAG_SLAB_SLOT)
+
+/* Bytes of a cache's objects that are theirs: cache merging looks here. */
+#define slab_tag_room(s) ({						\
+	struct kmem_cache *__rs = (s);					\
+									\
+	__rs->alloc_tag_offset ?: __rs->size;				\
+})
+
+/*
+ * Whether a cache of @size bytes aligned to @align keeps tags in a slot
+ * after each object: unless that makes each object's stride more than
+ * ALLOC_TAG_SLAB_MAX_GROWTH bytes larger (naturally aligned caches of 512
+ * bytes and more), whose tags go to a vector at the end of each slab: it
+ * costs no memory to speak of, but finding the slab costs a free or an
+ * allocation about 12 instructions more.
+ */
+#define ALLOC_TAG_SLAB_MAX_GROWTH	256
+
+static inline bool slab_tag_in_object(unsigned int size, unsigned int align)
+{
+	return ALIGN(size + ALLOC_TAG_SLAB_SLOT, align) - ALIGN(size, align) <=
+	       ALLOC_TAG_SLAB_MAX_GROWTH;
+}
+
+/* The stride a cache of @size bytes aligned to @align gets, slot included. */
+static inline int slab_tag_stride(unsigned int size, unsigned int align)
+{
+	return slab_tag_in_object(size, align) ?
+	       ALIGN(size + ALLOC_TAG_SLAB_SLOT, align) : ALIGN(size, align);
+}
+
+/*
+ * Slots lie outside the objects, where KASAN keeps the memory poisoned:
+ * only the allocator itself may touch them, as SLUB does its own metadata.
+ */
+static __always_inline struct alloc_tag *slab_tag_read(void *slot)
 {
 	struct alloc_tag *tag;
 
 	kasan_disable_current();
-	tag = __get_unaligned_t(struct alloc_tag *,
-				(char *)kasan_reset_tag(obj) + offset);
+	tag = __get_unaligned_t(struct alloc_tag *, slot);
 	kasan_enable_current();
 	return tag;
 }
 
-static __always_inline void slab_tag_write(void *obj, unsigned int offset,
-					   struct alloc_tag *tag)
+static __always_inline void slab_tag_write(void *slot, struct alloc_tag *tag)
 {
 	kasan_disable_current();
-	__put_unaligned_t(struct alloc_tag *, tag,
-			  (char *)kasan_reset_tag(obj) + offset);
+	__put_unaligned_t(struct alloc_tag *, tag, slot);
 	kasan_enable_current();
 }
 
@@ -92,60 +142,57 @@ static __always_inline void slab_tag_write(void *obj, unsigned int offset,
  * free looks at the slot of every object, including objects allocated
  * before profiling was first switched on.
  */
-#define alloc_tag_slab_init(s, obj)	slab_tag_write(obj, (s)->alloc_tag_offset, NULL)
+#define alloc_tag_slab_init(s, obj)					\
+	slab_tag_write(alloc_tag_slab_slot(s, NULL, obj), NULL)
 
 /* Charge a new object to the current task's tag. */
-static __always_inline void __alloc_tag_slab_alloc(void *obj,
-						   unsigned int offset,
+static __always_inline void __alloc_tag_slab_alloc(void *slot,
 						   unsigned int size,
 						   unsigned long ip)
 {
-	struct alloc_tag *tag;
+	struct alloc_tag *tag = alloc_tag_for_new(ip);
 
-	if (!mem_alloc_tags_live() || unlikely(!obj) || is_kfence_address(obj))
-		return;
-	tag = alloc_tag_for_new(ip);
-	slab_tag_write(obj, offset, tag);
+	slab_tag_write(slot, tag);
 	if (alloc_tag_is_real(tag))
 		alloc_tag_add(tag, size);
 }
 
 #define alloc_tag_slab_alloc(s, obj, ip) do {				\
-	struct kmem_cache *__s = (s);					\
+	struct kmem_cache *__as = (s);					\
+	void *__ao = (obj);						\
 									\
-	__alloc_tag_slab_alloc(obj, __s->alloc_tag_offset, __s->object_size, ip); \
+	if (mem_alloc_tags_live() && likely(__ao) && !is_kfence_address(__ao)) \
+		__alloc_tag_slab_alloc(alloc_tag_slab_slot(__as, NULL, __ao), \
+				       __as->object_size, ip);		\
 } while (0)
 
 /*
- * Discharge @cnt objects about to be freed. The slot is left as it is: the
+ * Discharge an object about to be freed. The slot is left as it is: the
  * next allocation of the object overwrites it.
  */
-static __always_inline void __alloc_tag_slab_free(void **p, int cnt,
-						  unsigned int offset,
+static __always_inline void __alloc_tag_slab_free(void *slot,
 						  unsigned int size,
 						  unsigned long ip)
 {
-	int i;
+	struct alloc_tag *tag = slab_tag_read(slot);
 
-	if (!mem_alloc_tags_live())
-		return;
-	for (i = 0; i < cnt; i++) {
-		struct alloc_tag *tag;
-
-		if (is_kfence_address(p[i]))
-			continue;
-		tag = slab_tag_read(p[i], offset);
-		if (alloc_tag_is_real(tag))
-			alloc_tag_sub(tag, size);
-		else if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && !tag)
-			alloc_tag_report_missing(ip);
-	}
+	if (alloc_tag_is_real(tag))
+		alloc_tag_sub(tag, size);
+	else if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && !tag)
+		alloc_tag_report_missing(ip);
 }
 
-#define alloc_tag_slab_free(s, p, cnt, ip) do {				\
-	struct kmem_cache *__s = (s);					\
+/* @cnt objects of slab @sl, in the array @p, about to be freed. */
+#define alloc_tag_slab_free(s, sl, p, cnt, ip) do {			\
+	struct kmem_cache *__fs = (s);					\
+	void **__fp = (p);						\
+	int __fi, __fn = (cnt);						\
 									\
-	__alloc_tag_slab_free(p, cnt, __s->alloc_tag_offset, __s->object_size, ip); \
+	if (mem_alloc_tags_live())					\
+		for (__fi = 0; __fi < __fn; __fi++)			\
+			if (!is_kfence_address(__fp[__fi]))		\
+				__alloc_tag_slab_free(alloc_tag_slab_slot(__fs, sl, __fp[__fi]), \
+						      __fs->object_size, ip); \
 } while (0)
 
 /* A vmalloc area is charged its mapped size; its vm_struct starts zeroed. */
@@ -199,9 +246,17 @@ static inline void alloc_tag_percpu_sub(void *slot, size_t size)
 #define ALLOC_TAG_SLAB_SLOT	0
 #define ALLOC_TAG_PERCPU_SLOT	0
 
+#define alloc_tag_slab_vector(s)		0
+#define slab_tag_room(s)			((s)->size)
+
+static inline int slab_tag_stride(unsigned int size, unsigned int align)
+{
+	return ALIGN(size, align);
+}
+
 #define alloc_tag_slab_init(s, obj)		do { } while (0)
 #define alloc_tag_slab_alloc(s, obj, ip)	do { } while (0)
-#define alloc_tag_slab_free(s, p, cnt, ip)	do { } while (0)
+#define alloc_tag_slab_free(s, sl, p, cnt, ip)	do { } while (0)
 static inline void alloc_tag_vm_add(struct vm_struct *area, unsigned long ip) {}
 static inline void alloc_tag_vm_sub(struct vm_struct *area) {}
 static inline void alloc_tag_percpu_add(void *slot, size_t size,
