@@ -59,6 +59,28 @@ static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
 }
 
 /*
+ * Charge a new allocation of @bytes to the current task's tag; return the
+ * tag for the allocation to keep.
+ */
+static __always_inline struct alloc_tag *
+alloc_tag_charge(size_t bytes, unsigned long ip)
+{
+	struct alloc_tag *tag = alloc_tag_for_new(ip);
+
+	if (alloc_tag_is_real(tag))
+		alloc_tag_add(tag, bytes);
+	return tag;
+}
+
+/* Discharge a freed allocation of @bytes, given the tag it kept. */
+static __always_inline void alloc_tag_discharge(struct alloc_tag *tag,
+						size_t bytes)
+{
+	if (alloc_tag_is_real(tag))
+		alloc_tag_sub(tag, bytes);
+}
+
+/*
  * The slab hooks are macros: struct kmem_cache and struct slab are
  * complete only inside mm/.
  *
@@ -146,24 +168,13 @@ static __always_inline void slab_tag_write(void *slot, struct alloc_tag *tag)
 	slab_tag_write(alloc_tag_slab_slot(s, NULL, obj), NULL)
 
 /* Charge a new object to the current task's tag. */
-static __always_inline void __alloc_tag_slab_alloc(void *slot,
-						   unsigned int size,
-						   unsigned long ip)
-{
-	struct alloc_tag *tag = alloc_tag_for_new(ip);
-
-	slab_tag_write(slot, tag);
-	if (alloc_tag_is_real(tag))
-		alloc_tag_add(tag, size);
-}
-
 #define alloc_tag_slab_alloc(s, obj, ip) do {				\
 	struct kmem_cache *__as = (s);					\
 	void *__ao = (obj);						\
 									\
 	if (mem_alloc_tags_live() && likely(__ao) && !is_kfence_address(__ao)) \
-		__alloc_tag_slab_alloc(alloc_tag_slab_slot(__as, NULL, __ao), \
-				       __as->object_size, ip);		\
+		slab_tag_write(alloc_tag_slab_slot(__as, NULL, __ao),	\
+			       alloc_tag_charge(__as->object_size, ip)); \
 } while (0)
 
 /*
@@ -176,10 +187,9 @@ static __always_inline void __alloc_tag_slab_free(void *slot,
 {
 	struct alloc_tag *tag = slab_tag_read(slot);
 
-	if (alloc_tag_is_real(tag))
-		alloc_tag_sub(tag, size);
-	else if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && !tag)
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG) && !tag)
 		alloc_tag_report_missing(ip);
+	alloc_tag_discharge(tag, size);
 }
 
 /* @cnt objects of slab @sl, in the array @p, about to be freed. */
@@ -198,21 +208,15 @@ static __always_inline void __alloc_tag_slab_free(void *slot,
 /* A vmalloc area is charged its mapped size; its vm_struct starts zeroed. */
 static inline void alloc_tag_vm_add(struct vm_struct *area, unsigned long ip)
 {
-	struct alloc_tag *tag;
-
-	if (!mem_alloc_tags_live())
-		return;
-	tag = alloc_tag_for_new(ip);
-	area->alloc_tag = tag;
-	if (alloc_tag_is_real(tag))
-		alloc_tag_add(tag, (size_t)area->nr_pages << PAGE_SHIFT);
+	if (mem_alloc_tags_live())
+		area->alloc_tag = alloc_tag_charge((size_t)area->nr_pages <<
+						   PAGE_SHIFT, ip);
 }
 
 static inline void alloc_tag_vm_sub(struct vm_struct *area)
 {
-	if (alloc_tag_is_real(area->alloc_tag))
-		alloc_tag_sub(area->alloc_tag,
-			      (size_t)area->nr_pages << PAGE_SHIFT);
+	alloc_tag_discharge(area->alloc_tag,
+			    (size_t)area->nr_pages << PAGE_SHIFT);
 }
 
 /*
@@ -223,22 +227,16 @@ static inline void alloc_tag_vm_sub(struct vm_struct *area)
 static inline void alloc_tag_percpu_add(void *slot, size_t size,
 					unsigned long ip)
 {
-	struct alloc_tag *tag;
-
-	if (!mem_alloc_tags_live())
-		return;
-	tag = alloc_tag_for_new(ip);
-	__put_unaligned_t(struct alloc_tag *, tag, slot);
-	if (alloc_tag_is_real(tag))
-		alloc_tag_add(tag, size * num_possible_cpus());
+	if (mem_alloc_tags_live())
+		__put_unaligned_t(struct alloc_tag *,
+				  alloc_tag_charge(size * num_possible_cpus(), ip),
+				  slot);
 }
 
 static inline void alloc_tag_percpu_sub(void *slot, size_t size)
 {
-	struct alloc_tag *tag = __get_unaligned_t(struct alloc_tag *, slot);
-
-	if (alloc_tag_is_real(tag))
-		alloc_tag_sub(tag, size * num_possible_cpus());
+	alloc_tag_discharge(__get_unaligned_t(struct alloc_tag *, slot),
+			    size * num_possible_cpus());
 }
 
 #else /* !CONFIG_MEM_ALLOC_PROFILING */

@@ -91,6 +91,10 @@ check "and the kept tags are released once all is freed" \
 rmmod codetag_test_holder
 
 # The sysctl switches profiling off and on.
+leak_sites_empty() {
+	grep 'module:codetag_test_leak func:leak_pages' $A | grep -q '^0B 0 ' &&
+		grep 'module:codetag_test_leak func:leak_objects' $A | grep -q '^0B 0 '
+}
 S=/proc/sys/vm/mem_profiling
 check_eq "vm.mem_profiling is on by default" "$(cat $S)" 1
 insmod $M/codetag_test_holder.ko
@@ -98,15 +102,11 @@ insmod $M/codetag_test_leak.ko
 echo 0 > $S
 check_eq "echo 0 > /proc/sys/vm/mem_profiling switches it off" "$(cat $S)" 0
 echo 4 > $D/codetag_test_leak
-check "allocations made while off are not charged" \
-	sh -c "grep 'module:codetag_test_leak func:leak_pages' $A | grep -q '^0B 0 ' &&
-	       grep 'module:codetag_test_leak func:leak_objects' $A | grep -q '^0B 0 '"
+check "allocations made while off are not charged" leak_sites_empty
 echo 1 > $S
 check_eq "echo 1 switches it back on" "$(cat $S)" 1
 echo 1 > $D/codetag_test_holder
-check "freeing them while on changes no counter" \
-	sh -c "grep 'module:codetag_test_leak func:leak_pages' $A | grep -q '^0B 0 ' &&
-	       grep 'module:codetag_test_leak func:leak_objects' $A | grep -q '^0B 0 '"
+check "freeing them while on changes no counter" leak_sites_empty
 rmmod codetag_test_leak
 rmmod codetag_test_holder
 check "no site has negative or absurd counts" \
