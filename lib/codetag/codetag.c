@@ -59,6 +59,7 @@ static struct {
 } codetag_sections[] = {
 	CODETAG_SECTION_ENTRY(codetag_test),
 	CODETAG_SECTION_ENTRY(alloc_tags),
+	CODETAG_SECTION_ENTRY(dynamic_faults),
 };
 
 #define NR_CODETAG_SECTIONS	ARRAY_SIZE(codetag_sections)

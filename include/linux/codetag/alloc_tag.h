@@ -10,6 +10,7 @@
 #define _LINUX_CODETAG_ALLOC_TAG_H
 
 #include <linux/codetag/codetag.h>
+#include <linux/codetag/dynamic_fault.h>
 #include <linux/irqflags.h>	/* generic this_cpu ops disable irqs */
 #include <linux/jump_label.h>
 #include <linux/percpu.h>
@@ -127,33 +128,31 @@ static __always_inline void alloc_tag_sub(struct alloc_tag *tag, size_t bytes)
 	this_cpu_dec(c->calls);
 }
 
-/**
- * alloc_hooks() - charge the allocations a call makes to this line
- * @...: the call of a ``_noprof`` allocator
- *
- * Makes this line's tag the current task's allocation tag for the call
- * and restores the previous one after it, so that a helper written as
- * ``foo_noprof()`` and wrapped as ``#define foo(...)
- * alloc_hooks(foo_noprof(__VA_ARGS__))`` charges its caller's line.
+/*
+ * alloc_profile_hooks() - the profiling half of alloc_hooks()
+ * @_tag: the call site's tag, defined once by alloc_hooks(): this macro
+ *	is expanded more than once per site and must not define tags
  *
  * The call is written out twice and exactly one copy runs: while
  * profiling is off it is made directly, behind one static branch, with no
  * tag saved or restored.
  */
-#define alloc_hooks(...) ({						\
+#define alloc_profile_hooks(_tag, ...) ({				\
 	typeof(__VA_ARGS__) _res;					\
 									\
 	if (mem_alloc_profiling_enabled()) {				\
-		DEFINE_ALLOC_TAG(_alloc_tag);				\
-		struct alloc_tag *_old_tag = alloc_tag_save(&_alloc_tag); \
+		struct alloc_tag *_new_tag = (_tag);			\
+		struct alloc_tag *_old_tag = alloc_tag_save(_new_tag);	\
 									\
 		_res = __VA_ARGS__;					\
-		alloc_tag_restore(&_alloc_tag, _old_tag);		\
+		alloc_tag_restore(_new_tag, _old_tag);			\
 	} else {							\
 		_res = __VA_ARGS__;					\
 	}								\
 	_res;								\
 })
+
+#define DEFINE_ALLOC_HOOKS_TAG(_name)	DEFINE_ALLOC_TAG(_name)
 
 void __init alloc_tag_boot_init(void);
 void alloc_tag_show_mem(void);
@@ -168,8 +167,28 @@ static inline bool mem_alloc_profiling_enabled(void)
 static inline void alloc_tag_boot_init(void) {}
 static inline void alloc_tag_show_mem(void) {}
 
-#define alloc_hooks(...) (__VA_ARGS__)
+#define alloc_profile_hooks(_tag, ...)	(__VA_ARGS__)
+#define DEFINE_ALLOC_HOOKS_TAG(_name)
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+/**
+ * alloc_hooks() - charge the allocations a call makes to this line
+ * @...: the call of a ``_noprof`` allocator
+ *
+ * Makes this line's tag the current task's allocation tag for the call
+ * and restores the previous one after it, so that a helper written as
+ * ``foo_noprof()`` and wrapped as ``#define foo(...)
+ * alloc_hooks(foo_noprof(__VA_ARGS__))`` charges its caller's line.
+ * The line also gets a ``memory`` fault point (memory_fault_hooks()).
+ *
+ * Each of the two costs one static branch while it is off. Both tags are
+ * defined here, once: the call is written out once per combination.
+ */
+#define alloc_hooks(...) ({						\
+	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
+									\
+	memory_fault_hooks(alloc_profile_hooks(&_alloc_tag, __VA_ARGS__)); \
+})
 
 #endif /* _LINUX_CODETAG_ALLOC_TAG_H */

@@ -82,6 +82,7 @@ struct codetag {
 
 CODETAG_DECLARE_SECTION(codetag_test);
 CODETAG_DECLARE_SECTION(alloc_tags);
+CODETAG_DECLARE_SECTION(dynamic_faults);
 
 /**
  * struct codetag_section - the tags of one type in vmlinux or in one module

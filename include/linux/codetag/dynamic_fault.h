@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Dynamic fault injection: fault points at call sites, armed and disarmed
+ * at run time through /sys/kernel/debug/dynamic_faults. Every allocation
+ * wrapper carries one "memory" fault point at its caller's line.
+ * See Documentation/codetag/dynamic_fault.rst.
+ *
+ * This header is included by <linux/gfp.h> through alloc_tag.h: it holds
+ * only what call sites and the allocators' entry points need.
+ */
+#ifndef _LINUX_CODETAG_DYNAMIC_FAULT_H
+#define _LINUX_CODETAG_DYNAMIC_FAULT_H
+
+#include <linux/atomic.h>
+#include <linux/codetag/codetag.h>
+#include <linux/errno.h>
+#include <linux/jump_label.h>
+#include <linux/types.h>
+
+/* TASK_COMM_LEN, which <linux/gfp.h> cannot reach for <linux/sched.h>. */
+#define DYNAMIC_FAULT_COMM_LEN	16
+
+/**
+ * struct dynamic_fault_policy - when an armed fault point fires
+ * @frequency: fire on every @frequency-th hit; 0 or 1 for every hit
+ * @probability: then fire with this probability, in percent
+ * @flags: DYNAMIC_FAULT_* bits
+ * @times: stop after this many faults, if DYNAMIC_FAULT_TIMES is set
+ * @pid: only in the task with this pid, if not 0
+ * @comm: only in tasks with this command name, if not empty
+ */
+struct dynamic_fault_policy {
+	unsigned int frequency;
+	u8 probability;
+	u8 flags;
+	u16 pad;
+	unsigned int times;
+	pid_t pid;
+	char comm[DYNAMIC_FAULT_COMM_LEN];
+};
+
+#define DYNAMIC_FAULT_ENABLED	BIT(0)	/* armed */
+#define DYNAMIC_FAULT_TIMES	BIT(1)	/* @times caps the faults */
+#define DYNAMIC_FAULT_VERBOSE	BIT(2)	/* log each fault with a stack */
+
+/**
+ * struct dynamic_fault - one fault point
+ * @ct: its identity
+ * @class: hierarchical class, ``memory`` or e.g. ``myfs:meta:read``
+ * @armed: on while the point is armed: the only thing a call site tests
+ * @policy: what the last arming command asked for
+ * @remaining: faults left before a DYNAMIC_FAULT_TIMES cap is reached
+ * @hits: arrivals of a matching task since the point was last armed
+ * @faults: faults injected since the point was last armed
+ *
+ * Everything but @armed is looked at only while the point is armed.
+ */
+struct dynamic_fault {
+	struct codetag ct;
+	const char *class;
+	struct static_key_false armed;
+	struct dynamic_fault_policy policy;
+	atomic_t remaining;
+	atomic_long_t hits;
+	atomic_long_t faults;
+};
+
+#ifdef CONFIG_CODETAG_DYNAMIC_FAULT
+
+/* Defines a fault point of class @_class named @_name at this line. */
+#define DEFINE_DYNAMIC_FAULT(_name, _class)				\
+	static struct dynamic_fault _name __used __aligned(8)		\
+		__section("dynamic_faults") = {	/* as CODETAG_DEFINE() */ \
+		.ct = CODE_TAG_INIT,					\
+		.class = _class,					\
+		.armed = STATIC_KEY_FALSE_INIT,				\
+	}
+
+bool __dynamic_fault(struct dynamic_fault *df);
+
+/**
+ * dynamic_fault() - should a fault be injected here
+ * @_class: the fault point's class, a string literal
+ *
+ * Defines a fault point at this line. The caller takes its error path
+ * when this returns true, as if what it was about to do had failed.
+ *
+ * Context: any. While the point is disarmed it costs one static branch,
+ * a patched no-op with JUMP_LABEL; armed, it counts the hit and applies
+ * the policy it was armed with, without taking a lock.
+ * Return: true if a fault is to be injected.
+ */
+#define dynamic_fault(_class) ({					\
+	DEFINE_DYNAMIC_FAULT(_df, _class);				\
+									\
+	static_branch_unlikely(&_df.armed) && __dynamic_fault(&_df);	\
+})
+
+unsigned long memory_fault_push(struct dynamic_fault *df);
+void memory_fault_pop(unsigned long old);
+
+/**
+ * memory_fault_hooks() - a memory fault point for an allocation call
+ * @...: the call of a ``_noprof`` allocator
+ *
+ * Part of alloc_hooks(): the fault point is this line's. While it is
+ * armed it is made pending for the call, and the allocator's entry point
+ * (memory_fault_pending()) decides, knowing the gfp flags, and fails the
+ * allocation exactly as a real shortage would. Disarmed, the call costs
+ * one static branch more and nothing else.
+ */
+#define memory_fault_hooks(...) ({					\
+	typeof(__VA_ARGS__) _mf_res;					\
+	DEFINE_DYNAMIC_FAULT(_mf, "memory");				\
+									\
+	if (static_branch_unlikely(&_mf.armed)) {			\
+		unsigned long _mf_old = memory_fault_push(&_mf);	\
+									\
+		_mf_res = __VA_ARGS__;					\
+		memory_fault_pop(_mf_old);				\
+	} else {							\
+		_mf_res = __VA_ARGS__;					\
+	}								\
+	_mf_res;							\
+})
+
+DECLARE_STATIC_KEY_FALSE(memory_faults_armed_key);
+
+bool __memory_fault_pending(gfp_t gfp);
+
+/**
+ * memory_fault_pending() - should this allocation fail
+ * @gfp: its flags
+ *
+ * Called by each allocator at its entry, before it allocates anything
+ * for the call. Takes the fault pending from memory_fault_hooks(), if any
+ * and if it was set in this context (an interrupt's allocation does not
+ * take the interrupted task's), so that the allocations the allocator
+ * makes for itself are not failed for it.
+ *
+ * Context: any. One static branch while no memory fault point is armed.
+ * Return: true if the allocation must fail. Never for __GFP_NOFAIL.
+ */
+static __always_inline bool memory_fault_pending(gfp_t gfp)
+{
+	if (!static_branch_unlikely(&memory_faults_armed_key))
+		return false;
+	return __memory_fault_pending(gfp);
+}
+
+int dynamic_fault_control(const char *cmds);
+
+#else /* !CONFIG_CODETAG_DYNAMIC_FAULT */
+
+#define dynamic_fault(_class)		false
+#define memory_fault_hooks(...)		(__VA_ARGS__)
+
+static inline bool memory_fault_pending(gfp_t gfp)
+{
+	return false;
+}
+
+static inline int dynamic_fault_control(const char *cmds)
+{
+	return -ENODEV;
+}
+
+#endif /* CONFIG_CODETAG_DYNAMIC_FAULT */
+
+/**
+ * memory_fault() - should this memory allocation fail
+ *
+ * dynamic_fault("memory"): for allocators that have no alloc_hooks()
+ * wrapper, and for code that reserves memory some other way.
+ *
+ * Context: any; see dynamic_fault().
+ * Return: true if a fault is to be injected.
+ */
+#define memory_fault()	dynamic_fault("memory")
+
+#endif /* _LINUX_CODETAG_DYNAMIC_FAULT_H */
