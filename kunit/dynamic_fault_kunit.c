@@ -457,7 +457,7 @@ static u64 live_calls(struct kunit *test, const char *func)
 struct memory_site {
 	const char *func;
 	void *(*alloc)(void);
-	void (*free)(void *p);
+	void (*free)(const void *p);
 };
 
 static void *alloc_kmalloc(void)
@@ -470,9 +470,9 @@ static void *alloc_kmem_cache(void)
 	return dft_kmem_cache_alloc(GFP_KERNEL);
 }
 
-static void free_kmem_cache(void *p)
+static void free_kmem_cache(const void *p)
 {
-	kmem_cache_free(dft_cache, p);
+	kmem_cache_free(dft_cache, (void *)p);
 }
 
 static void *alloc_pages_order1(void)
@@ -480,9 +480,9 @@ static void *alloc_pages_order1(void)
 	return dft_alloc_pages(GFP_KERNEL);
 }
 
-static void free_pages_order1(void *p)
+static void free_pages_order1(const void *p)
 {
-	__free_pages(p, 1);
+	__free_pages((struct page *)p, 1);
 }
 
 static void *alloc_percpu_u64(void)
@@ -490,7 +490,7 @@ static void *alloc_percpu_u64(void)
 	return (void __force *)dft_alloc_percpu();
 }
 
-static void free_percpu_u64(void *p)
+static void free_percpu_u64(const void *p)
 {
 	free_percpu((void __percpu __force *)p);
 }
