@@ -8,7 +8,8 @@
 #   harness.sh tree                 unpack 6.1 once, apply patches/series,
 #                                   link our files into the tree
 #   harness.sh kernel FLAVOR        configure and build FLAVOR (guest, debug,
-#                                   or nopro: guest without profiling)
+#                                   nopro: guest without profiling or fault
+#                                   points, nofault: without fault points)
 #   harness.sh initramfs FLAVOR     test modules + busybox initramfs
 #   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, bench, demo
 #                                   or shell
@@ -120,6 +121,7 @@ fragments() {
 	guest)	echo "$HARNESS/configs/guest.config" ;;
 	debug)	echo "$HARNESS/configs/guest.config $HARNESS/configs/debug.config" ;;
 	nopro)	echo "$HARNESS/configs/guest.config $HARNESS/configs/no-profiling.config" ;;
+	nofault) echo "$HARNESS/configs/guest.config $HARNESS/configs/no-fault.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
 	esac
 }
@@ -223,7 +225,9 @@ cmd_boot() {
 	append="$append ${CODETAG_APPEND:-}"
 	local cpus=2 extra=()
 	case $mode in
-	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500} ;;
+	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500}
+		# Armed at boot, checked and disarmed by 30-dynamic-fault.t.
+		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\"" ;;
 	bench)	# One vCPU, guest time counting instructions: exact figures.
 		limit=1500; cpus=1; extra=(-icount shift=0,sleep=off) ;;
 	demo)	limit=600; append="$append quiet" ;;

@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Fault injection seen from a shell: the control file and its format, the
+# boot parameter, the three command lines of the documentation, task
+# scoping, and an error-path sweep over every allocation site of a test
+# module: each one failed once, each failure handled, nothing leaked.
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+F=$D/dynamic_faults
+T=$D/codetag_test_fault
+M=/modules
+SRC=tools/testing/codetag/modules/codetag_test_fault.c
+
+# Set by the harness on the command line of test boots.
+check "the boot parameter armed a point before userspace" \
+	sh -c "dmesg | grep -q 'dynamic_fault: dynamic_fault=\"func alloc_vfsmnt probability 0\": 3 fault points armed'"
+check "alloc_vfsmnt's three allocation sites are listed enabled, probability 0" \
+	[ "$(grep -Ec '^fs/namespace.c:[0-9]+ module:namespace func:alloc_vfsmnt class:memory enabled probability:0 hits:[0-9]+ faults:0$' $F)" = 3 ]
+check "'func alloc_vfsmnt disable' disarms them" \
+	sh -c "echo 'func alloc_vfsmnt disable' > $F"
+check "no point is armed" sh -c "! grep -q ' enabled ' $F"
+
+check_eq "dynamic_faults is root-only (0600)" "$(stat -c %a $F)" 600
+check "every line parses: file:line module:M func:F class:C state hits faults" \
+	awk '!/^[^ ]+:[0-9]+ module:[a-z0-9_]+ func:[A-Za-z0-9_.]+ class:[a-z0-9_:]+ (enabled|disabled)( [a-z]+:[^ ]+| verbose)* hits:[0-9]+ faults:[0-9]+$/ { bad = 1; print "# " $0 }
+	     END { exit bad }' $F
+nmem=$(grep -c ' class:memory ' $F)
+nsites=$(wc -l < $D/alloc_tags)
+echo "# $nmem memory fault points in the kernel"
+check_eq "every allocation call site has a memory point ($nsites sites)" "$nmem" "$nsites"
+check "the fault point of a real allocation site is listed (fs/dcache.c __d_alloc)" \
+	grep -Eq '^fs/dcache.c:[0-9]+ module:dcache func:__d_alloc class:memory disabled hits:0 faults:0$' $F
+
+insmod $M/codetag_test_fault.ko
+grep "module:codetag_test_fault func:fault_op " $F > /tmp/sites
+n=$(wc -l < /tmp/sites)
+check_eq "the module's six allocation sites appear on load" "$n" 6
+check "they are named by the module's source file" \
+	sh -c "! grep -v '^$SRC:' /tmp/sites"
+check "the operation succeeds with no point armed" sh -c "echo 1 > $T/run"
+
+# Malformed commands: -EINVAL, the wrong word logged, nothing changed.
+dmesg_mark
+check "'class memory frequency' (no number) is refused with EINVAL" \
+	sh -c "! echo 'class memory frequency' > $F 2>/tmp/err && grep -q 'Invalid argument' /tmp/err"
+check "... and the log names the word" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"dynamic_fault: 'frequency' needs a number\""
+check "'module codetag_test_fault enable bogus' is refused" \
+	sh -c "! echo 'module codetag_test_fault enable bogus' > $F 2>/dev/null"
+check "a query that matches nothing is refused (ENOENT)" \
+	sh -c "! echo 'module no_such_module class memory enable' > $F 2>/tmp/err && grep -q 'No such file' /tmp/err"
+check "nothing was armed" sh -c "! grep -q ' enabled ' $F"
+
+# The second command line of the documentation, on our module: every
+# memory point of the module fires once, so the operation fails once per
+# site, at each site in turn, then works.
+check "'module codetag_test_fault class memory oneshot'" \
+	sh -c "echo 'module codetag_test_fault class memory oneshot' > $F"
+check "... arms the module's seven memory points" \
+	[ "$(grep 'module:codetag_test_fault ' $F | grep -c ' enabled times:1/1 ')" = 7 ]
+fails=0
+for i in 1 2 3 4 5 6 7 8; do
+	echo 1 > $T/run 2>/dev/null || fails=$((fails + 1))
+done
+check_eq "the operation fails once per site, then works" "$fails" 6
+check "each of its sites injected exactly one fault and is disarmed" \
+	sh -c "[ \$(grep 'module:codetag_test_fault func:fault_op ' $F | grep -c ' disabled hits:1 faults:1\$') = 6 ]"
+echo 'module codetag_test_fault disable' > $F
+
+# The third: one line, every 100th time.
+line=$(sed -n 's/^[^:]*:\([0-9]*\) module:codetag_test_fault func:fault_repeat .*/\1/p' $F)
+check "'file $SRC line $line frequency 100'" \
+	sh -c "echo 'file $SRC line $line frequency 100' > $F"
+check_eq "1000 allocations there, exactly 10 fail" "$(cat $T/repeat)" 10
+check "the site counts 1000 hits and 10 faults" \
+	grep -q "^$SRC:$line module:codetag_test_fault func:fault_repeat class:memory enabled frequency:100 hits:1000 faults:10\$" $F
+check "other sites are untouched" \
+	sh -c "echo 1 > $T/run"
+echo "file $SRC line $line disable" > $F
+
+# times N caps; probability 100 with times 3 fails three runs exactly.
+echo "module codetag_test_fault func fault_repeat probability 100 times 3" > $F
+check_eq "'probability 100 times 3': three failures" "$(cat $T/repeat)" 3
+echo "module codetag_test_fault disable" > $F
+
+# Task scoping: a subshell fails only its own allocations.
+check "'pid N': the scoped shell's operation fails" \
+	sh -c "echo \"module codetag_test_fault class memory enable pid \$\$\" > $F; ! echo 1 > $T/run"
+check "... another task's does not" sh -c "echo 1 > $T/run"
+echo "module codetag_test_fault disable" > $F
+# A task's comm is the name it was executed by; busybox runs the applet
+# named by its first argument when its own name starts with "busybox".
+ln -sf /bin/busybox /tmp/busyboxfault
+check "'comm NAME': only the task named so fails" \
+	sh -c "echo 'module codetag_test_fault class memory enable comm busyboxfault' > $F &&
+	       echo 1 > $T/run && ! /tmp/busyboxfault sh -c 'echo 1 > $T/run'"
+echo "module codetag_test_fault disable" > $F
+
+# verbose: the fault is logged with its site and a stack.
+dmesg_mark
+echo "module codetag_test_fault func fault_op class memory oneshot verbose" > $F
+echo 1 > $T/run 2>/dev/null
+check "'verbose' logs the site of the fault" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'dynamic_fault: fault 1 at $SRC:[0-9]* func:fault_op class:memory, hit 1, in sh'"
+check "... and the stack through the operation" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'run_write+0x'"
+echo "module codetag_test_fault disable" > $F
+
+# The first command line: every allocation site in the kernel. Armed and
+# disarmed from kernel code around the operation, so the shell that asks
+# still has memory afterwards.
+dmesg_mark
+check "'class memory enable' from kernel code fails the operation at its first allocation" \
+	sh -c "! echo 1 > $T/arm_all 2>/tmp/err && grep -q 'Cannot allocate memory' /tmp/err"
+check "... and 'class memory disable' leaves every point disarmed" \
+	sh -c "! grep -q ' enabled ' $F"
+armed=$(dmesg_since | sed -n 's/.*class memory enable. armed \([0-9]*\) fault points.*/\1/p')
+check "... it armed every memory point of the kernel ($armed of $nmem and more)" \
+	[ "${armed:-0}" -gt "$nmem" ]
+check "the machine still works afterwards" sh -c "ls / > /dev/null && echo 1 > $T/run"
+
+# The error-path sweep: fail each site of the operation once, in turn.
+sweep_ok=1
+while read -r site rest; do
+	file=${site%:*}
+	ln=${site##*:}
+	before=$(grep "module:codetag_test_fault" $D/alloc_tags | awk '{ s += $2 } END { print s + 0 }')
+	echo "file $file line $ln oneshot" > $F
+	if echo 1 > $T/run 2>/tmp/err; then
+		echo "# $site: the operation did not fail"
+		sweep_ok=0
+	elif ! grep -q 'Cannot allocate memory' /tmp/err; then
+		echo "# $site: the operation failed with: $(cat /tmp/err)"
+		sweep_ok=0
+	fi
+	grep -q "^$site .* faults:1\$" $F || { echo "# $site: no fault injected"; sweep_ok=0; }
+	after=$(grep "module:codetag_test_fault" $D/alloc_tags | awk '{ s += $2 } END { print s + 0 }')
+	[ "$before" = "$after" ] || { echo "# $site: $before live allocations before, $after after"; sweep_ok=0; }
+	echo "file $file line $ln disable" > $F
+done < /tmp/sites
+check "error-path sweep: each of the 6 sites fails once, -ENOMEM, no leak" [ $sweep_ok = 1 ]
+check_eq "the module holds no allocation after the sweep" \
+	"$(grep 'module:codetag_test_fault' $D/alloc_tags | awk '{ s += $2 } END { print s + 0 }')" 0
+
+check "the module unloads" rmmod codetag_test_fault
+check "its fault points go with it" sh -c "! grep -q module:codetag_test_fault $F"
