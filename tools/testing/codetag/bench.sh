@@ -7,9 +7,14 @@
 # guest nanosecond is one instruction, so the figures are instruction
 # counts that repeat exactly whatever else the host is doing.
 #
-# Columns: the guest kernel built without allocation profiling ("out"),
-# the guest kernel with it compiled in but booted with
+# Columns: the guest kernel built without allocation profiling or fault
+# points ("out"), the guest kernel with both compiled in but booted with
 # sysctl.vm.mem_profiling=0 ("off"), and the same kernel with it on ("on").
+#
+# A second table isolates the fault points: the guest kernel built without
+# them ("no points"), against "off", and "off" booted with one memory fault
+# point armed elsewhere ("armed"), which makes every allocator test for a
+# pending fault. All three with profiling off.
 
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -26,23 +31,40 @@ run() {
 
 quiet deps "$H" deps
 quiet tree "$H" tree
-for flavor in nopro guest; do
+for flavor in nopro nofault guest; do
 	quiet "kernel-$flavor" "$H" kernel "$flavor"
 	quiet "initramfs-$flavor" "$H" initramfs "$flavor"
 done
 run nopro out
 run guest off sysctl.vm.mem_profiling=0
 run guest on sysctl.vm.mem_profiling=1
+run nofault nopoints sysctl.vm.mem_profiling=0
+run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt probability 0"'
 
 printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
 printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
-grep -v '^done$\|^mem_' "$B/bench-out.txt" | while read -r row out; do
-	off=$(awk -v r="$row" '$1 == r { print $2 }' "$B/bench-off.txt")
-	on=$(awk -v r="$row" '$1 == r { print $2 }' "$B/bench-on.txt")
+rows() { grep -v '^done$\|^mem_\|^call' "$B/bench-$1.txt"; }
+col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
+
+rows out | while read -r row out; do
+	off=$(col off "$row")
+	on=$(col on "$row")
 	awk -v r="$row" -v a="$out" -v b="$off" -v c="$on" 'BEGIN {
 		printf "%-22s %10s %10s %10s %+8.1f%% %+8.1f%%\n", r, a, b, c,
 			(b / a - 1) * 100, (c / a - 1) * 100 }'
 done
+
+echo
+printf '%-22s %10s %10s %10s %9s %9s\n' "fault points" "no points" off armed "off-no" "armed-no"
+printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
+rows nopoints | while read -r row none; do
+	awk -v r="$row" -v a="$none" -v b="$(col off "$row")" -v c="$(col armed "$row")" 'BEGIN {
+		printf "%-22s %10s %10s %10s %+9.2f %+9.2f\n", r, a, b, c, b - a, c - a }'
+done
+call=$(col off call)
+point=$(col off call+fault_point)
+awk -v a="$call" -v b="$point" 'BEGIN {
+	printf "a disarmed dynamic_fault() point: %.2f instructions per call (call %s, call+point %s)\n", b - a, a, b }'
 
 # The framework's memory: what the guest has in use beyond the kernel
 # built without it, after the same boot and workload (1 GiB guest).

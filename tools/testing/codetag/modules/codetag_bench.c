@@ -9,8 +9,11 @@
  * repeat exactly from run to run, whatever the host is doing.
  *
  * Results go to the kernel log as "codetag_bench: <row> <ns per pair>".
+ * The last two rows time a function call with and without a disarmed
+ * dynamic_fault() point in it.
  */
 
+#include <linux/codetag/dynamic_fault.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -85,6 +88,40 @@ static noinline void bench_vmalloc(void)
 	report("vmalloc-16k", best);
 }
 
+/*
+ * The cost of a disarmed fault point: the same call with and without one.
+ * The difference of the two rows is what dynamic_fault() adds.
+ */
+static noinline int bench_plain_call(void)
+{
+	return 0;
+}
+
+static noinline int bench_fault_point_call(void)
+{
+	if (dynamic_fault("codetag_bench"))
+		return -EIO;
+	return 0;
+}
+
+#define BENCH_CALLS(name, call) do {					\
+	u64 best = U64_MAX, t0;						\
+	unsigned int i;							\
+	int run, err;							\
+									\
+	for (run = 0; run < 3; run++) {					\
+		preempt_disable();					\
+		t0 = ktime_get_ns();					\
+		for (i = 0; i < loops; i++) {				\
+			err = call;					\
+			OPTIMIZER_HIDE_VAR(err);			\
+		}							\
+		best = min(best, ktime_get_ns() - t0);			\
+		preempt_enable();					\
+	}								\
+	report(name, best);						\
+} while (0)
+
 static int __init codetag_bench_init(void)
 {
 	bench_cache = kmem_cache_create("codetag_bench", 64, 0, 0, NULL);
@@ -98,6 +135,8 @@ static int __init codetag_bench_init(void)
 	BENCH_ROW("__get_free_page", (void *)__get_free_page(GFP_KERNEL),
 		  free_page((unsigned long)p));
 	bench_vmalloc();
+	BENCH_CALLS("call", bench_plain_call());
+	BENCH_CALLS("call+fault_point", bench_fault_point_call());
 
 	kmem_cache_destroy(bench_cache);
 	pr_info("codetag_bench: done\n");
