@@ -33,7 +33,6 @@ struct dynamic_fault_policy {
 	unsigned int frequency;
 	u8 probability;
 	u8 flags;
-	u16 pad;
 	unsigned int times;
 	pid_t pid;
 	char comm[DYNAMIC_FAULT_COMM_LEN];
@@ -170,10 +169,9 @@ static inline int dynamic_fault_control(const char *cmds)
 /**
  * memory_fault() - should this memory allocation fail
  *
- * dynamic_fault("memory"): for allocators that have no alloc_hooks()
- * wrapper, and for code that reserves memory some other way.
- *
- * Context: any; see dynamic_fault().
+ * Context: any; the same as dynamic_fault("memory"), for allocators that
+ * have no alloc_hooks() wrapper and for code that reserves memory some
+ * other way.
  * Return: true if a fault is to be injected.
  */
 #define memory_fault()	dynamic_fault("memory")
