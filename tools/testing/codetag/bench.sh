@@ -61,10 +61,12 @@ rows nopoints | while read -r row none; do
 	awk -v r="$row" -v a="$none" -v b="$(col off "$row")" -v c="$(col armed "$row")" 'BEGIN {
 		printf "%-22s %10s %10s %10s %+9.2f %+9.2f\n", r, a, b, c, b - a, c - a }'
 done
-call=$(col off call)
-point=$(col off call+fault_point)
-awk -v a="$call" -v b="$point" 'BEGIN {
-	printf "a disarmed dynamic_fault() point: %.2f instructions per call (call %s, call+point %s)\n", b - a, a, b }'
+point_cost() {
+	awk -v w="$1" -v a="$(col off "$2")" -v b="$(col off "$2+fault_point")" 'BEGIN {
+		printf "a disarmed dynamic_fault() point %s: %.2f instructions per call (%.2f without, %.2f with)\n", w, b - a, a, b }'
+}
+point_cost "in a function that calls others" call
+point_cost "in a leaf function" call_leaf
 
 # The framework's memory: what the guest has in use beyond the kernel
 # built without it, after the same boot and workload (1 GiB guest).

@@ -28,6 +28,23 @@ run "grep func:leak_ $D/alloc_tags"
 echo 1 > $D/codetag_test_holder
 rmmod codetag_test_holder
 
+say "Fault injection: every allocation site is a fault point"
+insmod /modules/codetag_test_fault.ko
+F=$D/dynamic_faults
+run "grep 'func:fault_op ' $F"
+say "Fail each allocation of an operation in turn: its error path runs"
+run "echo 'module codetag_test_fault func fault_op class memory oneshot' > $F"
+for i in 1 2 3 4 5 6 7; do
+	run "echo 1 > $D/codetag_test_fault/run && echo 'run $i: ok'"
+done
+run "grep 'func:fault_op ' $F"
+run "grep module:codetag_test_fault $D/alloc_tags"
+say "Every 100th allocation of one line fails"
+line=$(sed -n 's/^[^:]*:\([0-9]*\) .*func:fault_repeat .*/\1/p' $F)
+run "echo 'file codetag_test_fault.c line $line frequency 100' > $F"
+run "cat $D/codetag_test_fault/repeat; grep func:fault_repeat $F"
+rmmod codetag_test_fault
+
 say "A module with code tags comes and goes"
 run "insmod /modules/codetag_test_type.ko"
 run "insmod /modules/codetag_test_tags.ko"

@@ -89,20 +89,49 @@ static noinline void bench_vmalloc(void)
 }
 
 /*
- * The cost of a disarmed fault point: the same call with and without one.
- * The difference of the two rows is what dynamic_fault() adds.
+ * The cost of a disarmed fault point: the same function with and without
+ * one, in the place the documentation shows, before the work the point
+ * stands for. The difference of each pair of rows is what dynamic_fault()
+ * adds: in a function that keeps a value across a call anyway, and in
+ * one that calls nothing else, where the compiler saves a register for
+ * the call on the armed path. The argument is hidden from the compiler so
+ * that no call can be folded away or hoisted out of the loop.
  */
-static noinline int bench_plain_call(void)
+/* noipa: calls to it clobber what the ABI says, as calls elsewhere do. */
+static noinline __attribute__((__noipa__)) unsigned int bench_work(unsigned int i)
 {
-	return 0;
+	OPTIMIZER_HIDE_VAR(i);
+	return i + 1;
 }
 
-static noinline int bench_fault_point_call(void)
+static noinline int bench_call(unsigned int i)
+{
+	return bench_work(bench_work(i) + i);
+}
+
+static noinline int bench_call_point(unsigned int i)
 {
 	if (dynamic_fault("codetag_bench"))
 		return -EIO;
-	return 0;
+	return bench_work(bench_work(i) + i);
 }
+
+static noinline int bench_leaf(unsigned int i)
+{
+	OPTIMIZER_HIDE_VAR(i);
+	return i;
+}
+
+static noinline int bench_leaf_point(unsigned int i)
+{
+	OPTIMIZER_HIDE_VAR(i);
+	if (dynamic_fault("codetag_bench"))
+		return -EIO;
+	return i;
+}
+
+/* Where the calls' results go, so that the calls cannot be dropped. */
+static int bench_sink;
 
 #define BENCH_CALLS(name, call) do {					\
 	u64 best = U64_MAX, t0;						\
@@ -114,7 +143,7 @@ static noinline int bench_fault_point_call(void)
 		t0 = ktime_get_ns();					\
 		for (i = 0; i < loops; i++) {				\
 			err = call;					\
-			OPTIMIZER_HIDE_VAR(err);			\
+			WRITE_ONCE(bench_sink, err);			\
 		}							\
 		best = min(best, ktime_get_ns() - t0);			\
 		preempt_enable();					\
@@ -135,8 +164,10 @@ static int __init codetag_bench_init(void)
 	BENCH_ROW("__get_free_page", (void *)__get_free_page(GFP_KERNEL),
 		  free_page((unsigned long)p));
 	bench_vmalloc();
-	BENCH_CALLS("call", bench_plain_call());
-	BENCH_CALLS("call+fault_point", bench_fault_point_call());
+	BENCH_CALLS("call", bench_call(i));
+	BENCH_CALLS("call+fault_point", bench_call_point(i));
+	BENCH_CALLS("call_leaf", bench_leaf(i));
+	BENCH_CALLS("call_leaf+fault_point", bench_leaf_point(i));
 
 	kmem_cache_destroy(bench_cache);
 	pr_info("codetag_bench: done\n");
