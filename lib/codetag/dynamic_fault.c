@@ -577,12 +577,13 @@ static const struct codetag_type_desc dynamic_fault_desc = {
 
 static char *dynamic_fault_boot_cmds __initdata;
 
+/* Only noted here: the commands are applied once the tag type exists. */
 static int __init setup_dynamic_fault(char *str)
 {
 	dynamic_fault_boot_cmds = str;
-	return 1;
+	return 0;
 }
-__setup("dynamic_fault=", setup_dynamic_fault);
+early_param("dynamic_fault", setup_dynamic_fault);
 
 /*
  * Early enough for faults to be armed before any driver probes; the
