@@ -60,6 +60,7 @@ static struct {
 	CODETAG_SECTION_ENTRY(codetag_test),
 	CODETAG_SECTION_ENTRY(alloc_tags),
 	CODETAG_SECTION_ENTRY(dynamic_faults),
+	CODETAG_SECTION_ENTRY(time_stats),
 };
 
 #define NR_CODETAG_SECTIONS	ARRAY_SIZE(codetag_sections)

@@ -43,7 +43,7 @@ run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt prob
 
 printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
 printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
-rows() { grep -v '^done$\|^mem_\|^call' "$B/bench-$1.txt"; }
+rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime' "$B/bench-$1.txt"; }
 col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
 
 rows out | while read -r row out; do
@@ -67,6 +67,14 @@ point_cost() {
 }
 point_cost "in a function that calls others" call
 point_cost "in a leaf function" call_leaf
+
+echo
+awk '$1 == "ktime_get_ns" { c = $2 } $1 == "time_stats_record" { r = $2 }
+     $1 == "time_stats_start+end" { p = $2 }
+     END {
+	printf "time_stats, one recording: %.2f instructions in time_stats_record(), %.2f for a\n", r, p
+	printf "start+end pair with its two clock reads (%.2f each): %.2f beyond them\n", c, p - 2 * c
+     }' "$B/bench-off.txt"
 
 # The framework's memory: what the guest has in use beyond the kernel
 # built without it, after the same boot and workload (1 GiB guest).

@@ -45,6 +45,13 @@ run "echo 'file codetag_test_fault.c line $line frequency 100' > $F"
 run "cat $D/codetag_test_fault/repeat; grep func:fault_repeat $F"
 rmmod codetag_test_fault
 
+say "Latency statistics: how long each wait takes, per call site"
+insmod /modules/codetag_test_wait.ko
+run "echo 20 > $D/codetag_test_wait"
+run "grep -A8 'func:wait_10ms' $D/time_stats"
+run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
+rmmod codetag_test_wait
+
 say "A module with code tags comes and goes"
 run "insmod /modules/codetag_test_type.ko"
 run "insmod /modules/codetag_test_tags.ko"

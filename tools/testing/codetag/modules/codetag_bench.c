@@ -14,6 +14,7 @@
  */
 
 #include <linux/codetag/dynamic_fault.h>
+#include <linux/codetag/time_stats.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -151,6 +152,30 @@ static int bench_sink;
 	report(name, best);						\
 } while (0)
 
+#ifdef CONFIG_CODETAG_TIME_STATS
+/*
+ * One recording at a site: what time_stats_record() costs on its own, the
+ * clock read, and the start/end pair with its two clock reads.
+ */
+static noinline void bench_time_stats(void)
+{
+	DEFINE_TIME_STATS_TAG(site);
+	u64 t;
+
+	BENCH_CALLS("time_stats_record", (time_stats_record(&site, 0, i), 0));
+	BENCH_CALLS("ktime_get_ns", (int)ktime_get_ns());
+	BENCH_CALLS("time_stats_start+end", ({
+		code_tag_time_stats_start(t);
+		code_tag_time_stats_end(t);
+		0;
+	}));
+}
+#else
+static void bench_time_stats(void)
+{
+}
+#endif
+
 static int __init codetag_bench_init(void)
 {
 	bench_cache = kmem_cache_create("codetag_bench", 64, 0, 0, NULL);
@@ -168,6 +193,7 @@ static int __init codetag_bench_init(void)
 	BENCH_CALLS("call+fault_point", bench_call_point(i));
 	BENCH_CALLS("call_leaf", bench_leaf(i));
 	BENCH_CALLS("call_leaf+fault_point", bench_leaf_point(i));
+	bench_time_stats();
 
 	kmem_cache_destroy(bench_cache);
 	pr_info("codetag_bench: done\n");
