@@ -802,7 +802,8 @@ static const struct seq_operations codetag_seq_ops = {
  * @show: prints one tag
  *
  * Readers may stop and resume anywhere; module load and unload in between
- * neither skip nor repeat the tags of other modules.
+ * neither skip nor repeat the tags of other modules. A file opened for
+ * writing only (a control file taking commands) gets no listing.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -812,6 +813,9 @@ int codetag_seq_open(struct file *file, struct codetag_type *cttype,
 {
 	struct codetag_seq_priv *priv;
 
+	/* A control file opened only to write commands lists nothing. */
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
 	priv = __seq_open_private(file, &codetag_seq_ops, sizeof(*priv));
 	if (!priv)
 		return -ENOMEM;
@@ -831,6 +835,8 @@ EXPORT_SYMBOL_GPL(codetag_seq_open);
  */
 int codetag_seq_release(struct inode *inode, struct file *file)
 {
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
 	return seq_release_private(inode, file);
 }
 EXPORT_SYMBOL_GPL(codetag_seq_release);

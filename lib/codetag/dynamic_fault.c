@@ -509,17 +509,8 @@ static int dynamic_faults_show(struct seq_file *m, struct codetag *ct)
 
 static int dynamic_faults_open(struct inode *inode, struct file *file)
 {
-	if (!(file->f_mode & FMODE_READ))
-		return 0;
 	return codetag_seq_open(file, dynamic_fault_cttype, NULL,
 				dynamic_faults_show);
-}
-
-static int dynamic_faults_release(struct inode *inode, struct file *file)
-{
-	if (!(file->f_mode & FMODE_READ))
-		return 0;
-	return codetag_seq_release(inode, file);
 }
 
 static ssize_t dynamic_faults_write(struct file *file, const char __user *ubuf,
@@ -535,7 +526,7 @@ static const struct file_operations dynamic_faults_fops = {
 	.read		= seq_read,
 	.llseek		= seq_lseek,
 	.write		= dynamic_faults_write,
-	.release	= dynamic_faults_release,
+	.release	= codetag_seq_release,
 };
 
 /* ---- Tag type ---------------------------------------------------------- */

@@ -475,8 +475,8 @@ static int time_stats_show(struct seq_file *m, struct codetag *ct)
 	seq_duration(m, "min duration:", s.min);
 	seq_duration(m, "max duration:", s.max);
 	seq_duration(m, "stddev:", s.stddev);
-	/* One unit for the line: the median's. */
-	u = unit_of(s.quantiles[TIME_STATS_NR_QUANTILES / 2]);
+	/* One unit for the line: the smallest quantile's, so none reads 0. */
+	u = unit_of(s.quantiles[0]);
 	seq_printf(m, "quantiles (%s):", units[u].name);
 	for (i = 0; i < TIME_STATS_NR_QUANTILES; i++)
 		seq_printf(m, " %llu", div64_u64(s.quantiles[i], units[u].ns));
@@ -486,16 +486,7 @@ static int time_stats_show(struct seq_file *m, struct codetag *ct)
 
 static int time_stats_open(struct inode *inode, struct file *file)
 {
-	if (!(file->f_mode & FMODE_READ))
-		return 0;
 	return codetag_seq_open(file, time_stats_cttype, NULL, time_stats_show);
-}
-
-static int time_stats_release(struct inode *inode, struct file *file)
-{
-	if (!(file->f_mode & FMODE_READ))
-		return 0;
-	return codetag_seq_release(inode, file);
 }
 
 static ssize_t time_stats_write(struct file *file, const char __user *ubuf,
@@ -514,7 +505,7 @@ static const struct file_operations time_stats_fops = {
 	.read		= seq_read,
 	.llseek		= seq_lseek,
 	.write		= time_stats_write,
-	.release	= time_stats_release,
+	.release	= codetag_seq_release,
 };
 
 /* ---- Tag type ---------------------------------------------------------- */
