@@ -61,6 +61,7 @@ static struct {
 	CODETAG_SECTION_ENTRY(alloc_tags),
 	CODETAG_SECTION_ENTRY(dynamic_faults),
 	CODETAG_SECTION_ENTRY(time_stats),
+	CODETAG_SECTION_ENTRY(error_codes),
 };
 
 #define NR_CODETAG_SECTIONS	ARRAY_SIZE(codetag_sections)

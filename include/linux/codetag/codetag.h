@@ -84,6 +84,7 @@ CODETAG_DECLARE_SECTION(codetag_test);
 CODETAG_DECLARE_SECTION(alloc_tags);
 CODETAG_DECLARE_SECTION(dynamic_faults);
 CODETAG_DECLARE_SECTION(time_stats);
+CODETAG_DECLARE_SECTION(error_codes);
 
 /**
  * struct codetag_section - the tags of one type in vmlinux or in one module

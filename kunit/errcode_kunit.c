@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for unique error codes (work in progress, issue 6): codes
+ * are unique per site and stable per call, map back to their class, and
+ * survive ERR_PTR()/PTR_ERR().
+ */
+
+#include <kunit/test.h>
+#include <linux/codetag/errcode.h>
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+
+static noinline int err_site_a(void)
+{
+	return -ERR(EINVAL);
+}
+
+static noinline int err_site_b(void)
+{
+	return -ERR(EINVAL);
+}
+
+static noinline int err_site_c(void)
+{
+	return -ERR(ENOMEM);
+}
+
+static void errcode_test_unique(struct kunit *test)
+{
+	int a = err_site_a(), b = err_site_b(), c = err_site_c();
+
+	KUNIT_EXPECT_NE(test, a, b);
+	KUNIT_EXPECT_NE(test, a, -EINVAL);
+	KUNIT_EXPECT_EQ(test, a, err_site_a());
+	KUNIT_EXPECT_LE(test, a, -ERRCODE_FIRST);
+	KUNIT_EXPECT_GE(test, a, -MAX_ERRNO);
+	KUNIT_EXPECT_EQ(test, error_class(a), -EINVAL);
+	KUNIT_EXPECT_EQ(test, error_class(-a), EINVAL);
+	KUNIT_EXPECT_EQ(test, error_class(c), -ENOMEM);
+	KUNIT_EXPECT_TRUE(test, error_matches(a, EINVAL));
+	KUNIT_EXPECT_TRUE(test, error_matches(b, EINVAL));
+	KUNIT_EXPECT_TRUE(test, error_matches(-EINVAL, EINVAL));
+	KUNIT_EXPECT_FALSE(test, error_matches(c, EINVAL));
+	KUNIT_EXPECT_EQ(test, error_class(-ERESTARTSYS), -ERESTARTSYS);
+}
+
+static void errcode_test_err_ptr(struct kunit *test)
+{
+	void *p = ERR_PTR(err_site_a());
+
+	KUNIT_EXPECT_TRUE(test, IS_ERR(p));
+	KUNIT_EXPECT_EQ(test, PTR_ERR(p), (long)err_site_a());
+	KUNIT_EXPECT_TRUE(test, error_matches(PTR_ERR(p), EINVAL));
+}
+
+static void errcode_test_name(struct kunit *test)
+{
+	const char *name = errcode_name(err_site_a());
+
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	KUNIT_EXPECT_TRUE(test, !strncmp(name, "-EINVAL at ", 11));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(name, "errcode_kunit.c:"));
+	KUNIT_EXPECT_NULL(test, errcode_name(-EINVAL));
+}
+
+static void errcode_test_to_user(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, errcode_to_user(err_site_a()), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, errcode_to_user(-EINVAL), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, errcode_to_user(4096), 4096L);
+	KUNIT_EXPECT_EQ(test, errcode_to_user(-ERESTARTSYS), (long)-ERESTARTSYS);
+}
+
+static struct kunit_case errcode_test_cases[] = {
+	KUNIT_CASE(errcode_test_unique),
+	KUNIT_CASE(errcode_test_err_ptr),
+	KUNIT_CASE(errcode_test_name),
+	KUNIT_CASE(errcode_test_to_user),
+	{}
+};
+
+static struct kunit_suite errcode_test_suite = {
+	.name = "errcode",
+	.test_cases = errcode_test_cases,
+};
+
+kunit_test_suites(&errcode_test_suite);
+
+MODULE_LICENSE("GPL");
