@@ -8,6 +8,7 @@
 #include <kunit/test.h>
 #include <linux/codetag/errcode.h>
 #include <linux/err.h>
+#include <linux/errname.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 
@@ -64,6 +65,19 @@ static void errcode_test_name(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, errcode_name(-EINVAL));
 }
 
+static void errcode_test_errname(struct kunit *test)
+{
+	char buf[128];
+	int a = err_site_a();
+
+	KUNIT_EXPECT_STREQ(test, errname(a), errcode_name(a));
+	KUNIT_EXPECT_STREQ(test, errname(-EINVAL), "-EINVAL");
+	snprintf(buf, sizeof(buf), "%pe", ERR_PTR(a));
+	KUNIT_EXPECT_STREQ(test, buf, errcode_name(a));
+	snprintf(buf, sizeof(buf), "%pe", ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_STREQ(test, buf, "-EINVAL");
+}
+
 static void errcode_test_to_user(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, errcode_to_user(err_site_a()), (long)-EINVAL);
@@ -76,6 +90,7 @@ static struct kunit_case errcode_test_cases[] = {
 	KUNIT_CASE(errcode_test_unique),
 	KUNIT_CASE(errcode_test_err_ptr),
 	KUNIT_CASE(errcode_test_name),
+	KUNIT_CASE(errcode_test_errname),
 	KUNIT_CASE(errcode_test_to_user),
 	{}
 };

@@ -11,17 +11,21 @@
  * class. The text "-EINVAL at file:line" of each site is made once, when
  * the code is given.
  *
- * WIP (issue 6): not yet wired into the build, errname(), %pe, the
- * syscall return path or debugfs.
+ * errname() (and so %pe) prints unique codes by their site; the generic
+ * system call exit path hands userspace their class (patch 0012).
+ * /sys/kernel/debug/error_codes lists every site with its class, code and
+ * how many times it was made.
  */
 
 #define pr_fmt(fmt) "errcode: " fmt
 
 #include <linux/codetag/errcode.h>
+#include <linux/debugfs.h>
 #include <linux/errname.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 u16 errcode_classes[ERRCODE_NR];
@@ -119,6 +123,47 @@ long errcode_to_user(long ret)
 		return ret;
 	return error_class(ret);
 }
+
+/* ---- debugfs ----------------------------------------------------------- */
+
+/* "file:line module:M func:F class:-EINVAL code:-1027 returned:3" */
+static int error_codes_show(struct seq_file *m, struct codetag *ct)
+{
+	struct errcode_tag *tag = container_of(ct, struct errcode_tag, ct);
+	const char *class = errname(-tag->class);
+
+	codetag_seq_print(m, ct);
+	if (class)
+		seq_printf(m, " class:%s", class);
+	else
+		seq_printf(m, " class:-%u", tag->class);
+	seq_printf(m, " code:-%u returned:%ld\n", READ_ONCE(tag->code),
+		   atomic_long_read(&tag->returned));
+	return 0;
+}
+
+static int error_codes_open(struct inode *inode, struct file *file)
+{
+	return codetag_seq_open(file, errcode_cttype, NULL, error_codes_show);
+}
+
+static const struct file_operations error_codes_fops = {
+	.open		= error_codes_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= codetag_seq_release,
+};
+
+static int __init errcode_debugfs_init(void)
+{
+	if (!IS_ERR_OR_NULL(errcode_cttype))
+		debugfs_create_file("error_codes", 0400, NULL, NULL,
+				    &error_codes_fops);
+	return 0;
+}
+late_initcall(errcode_debugfs_init);
+
+/* ---- Tag type ---------------------------------------------------------- */
 
 static const struct codetag_type_desc errcode_desc = {
 	.section	= "error_codes",
