@@ -86,12 +86,29 @@ static void errcode_test_to_user(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, errcode_to_user(-ERESTARTSYS), (long)-ERESTARTSYS);
 }
 
+/* When the code space runs out, ERR() quietly returns the plain errno. */
+static void errcode_test_exhaustion(struct kunit *test)
+{
+	struct errcode_tag tags[3] = {
+		{ .ct = CODE_TAG_INIT, .class = EINVAL, .code = EINVAL },
+		{ .ct = CODE_TAG_INIT, .class = ENOMEM, .code = ENOMEM },
+		{ .ct = CODE_TAG_INIT, .class = EIO, .code = EIO },
+	};
+
+	KUNIT_EXPECT_EQ(test, errcode_test_assign(tags, 3, 1), 1U);
+	KUNIT_EXPECT_GE(test, (int)tags[0].code, ERRCODE_FIRST);
+	KUNIT_EXPECT_EQ(test, tags[1].code, (u16)ENOMEM);
+	KUNIT_EXPECT_EQ(test, tags[2].code, (u16)EIO);
+	KUNIT_EXPECT_EQ(test, error_class(-(int)tags[1].code), -ENOMEM);
+}
+
 static struct kunit_case errcode_test_cases[] = {
 	KUNIT_CASE(errcode_test_unique),
 	KUNIT_CASE(errcode_test_err_ptr),
 	KUNIT_CASE(errcode_test_name),
 	KUNIT_CASE(errcode_test_errname),
 	KUNIT_CASE(errcode_test_to_user),
+	KUNIT_CASE(errcode_test_exhaustion),
 	{}
 };
 

@@ -61,6 +61,43 @@ static void errcode_assign(struct errcode_tag *tag)
 	WRITE_ONCE(tag->code, ERRCODE_FIRST + i);
 }
 
+#if IS_ENABLED(CONFIG_CODETAG_KUNIT_TEST)
+/**
+ * errcode_test_assign() - give codes to tags outside any section, for tests
+ * @tags: the tags
+ * @nr: how many
+ * @pretend_left: act as if only this many codes were left
+ *
+ * Return: how many codes were given.
+ */
+unsigned int errcode_test_assign(struct errcode_tag *tags, unsigned int nr,
+				 unsigned int pretend_left)
+{
+	unsigned int saved, given, i;
+
+	mutex_lock(&errcode_mutex);
+	saved = errcode_next;
+	errcode_next = max(errcode_next, ERRCODE_NR - pretend_left);
+	given = errcode_next;
+	for (i = 0; i < nr; i++)
+		errcode_assign(&tags[i]);
+	given = errcode_next - given;
+	/* Forget them again: the tags are the test's, on its stack. */
+	for (i = saved; i < errcode_next; i++) {
+		if (errcode_sites[i] >= tags && errcode_sites[i] < tags + nr) {
+			errcode_sites[i] = NULL;
+			errcode_classes[i] = 0;
+			kfree(errcode_names[i]);
+			errcode_names[i] = NULL;
+		}
+	}
+	errcode_next = saved;
+	mutex_unlock(&errcode_mutex);
+	return given;
+}
+EXPORT_SYMBOL_GPL(errcode_test_assign);
+#endif
+
 static int errcode_module_load(struct codetag_type *cttype,
 			       struct codetag_section *sect)
 {

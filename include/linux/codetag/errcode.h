@@ -56,14 +56,16 @@ extern u16 errcode_classes[ERRCODE_NR];
  * Cost: a load and an atomic increment, on the error path only.
  */
 #define ERR(_err) ({							\
+	enum { _errcode_class = (_err) };				\
 	static struct errcode_tag _errcode __used __aligned(8)		\
 		__section("error_codes") = {	/* as CODETAG_DEFINE() */ \
 		.ct = CODE_TAG_INIT,					\
-		.class = (_err),					\
-		.code = (_err),						\
+		.class = _errcode_class,				\
+		.code = _errcode_class,					\
 	};								\
 									\
-	BUILD_BUG_ON_MSG((_err) <= 0 || (_err) > ERRCODE_MAX_CLASS,	\
+	BUILD_BUG_ON_MSG(_errcode_class <= 0 ||				\
+			 _errcode_class > ERRCODE_MAX_CLASS,		\
 			 "ERR() takes a standard errno");		\
 	atomic_long_inc(&_errcode.returned);				\
 	(int)READ_ONCE(_errcode.code);					\
@@ -87,6 +89,8 @@ static inline int error_class(int err)
 
 const char *errcode_name(int err);
 long errcode_to_user(long ret);
+unsigned int errcode_test_assign(struct errcode_tag *tags, unsigned int nr,
+				 unsigned int pretend_left);
 
 #else /* !CONFIG_CODETAG_ERRCODE */
 

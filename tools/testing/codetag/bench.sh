@@ -43,7 +43,7 @@ run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt prob
 
 printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
 printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
-rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime' "$B/bench-$1.txt"; }
+rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_' "$B/bench-$1.txt"; }
 col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
 
 rows out | while read -r row out; do
@@ -74,6 +74,15 @@ awk '$1 == "ktime_get_ns" { c = $2 } $1 == "time_stats_record" { r = $2 }
      END {
 	printf "time_stats, one recording: %.2f instructions in time_stats_record(), %.2f for a\n", r, p
 	printf "start+end pair with its two clock reads (%.2f each): %.2f beyond them\n", c, p - 2 * c
+     }' "$B/bench-off.txt"
+
+echo
+awk '{ v[$1] = $2 }
+     END {
+	printf "ERR(EINVAL) against -EINVAL, per call: %+.2f instructions on the error path (%.2f, %.2f),\n",
+		v["errno_fail_ERR"] - v["errno_fail_plain"], v["errno_fail_plain"], v["errno_fail_ERR"]
+	printf "%+.2f on the success path (%.2f, %.2f)\n",
+		v["errno_ok_ERR"] - v["errno_ok_plain"], v["errno_ok_plain"], v["errno_ok_ERR"]
      }' "$B/bench-off.txt"
 
 # The framework's memory: what the guest has in use beyond the kernel

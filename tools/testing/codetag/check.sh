@@ -190,6 +190,24 @@ w1_layer() {
 	fi
 }
 
+# ERR() refuses kernel-internal codes at build time: this must not build.
+compile_fail_layer() {
+	local dir=$B/compile-fail log=$LOGS/compile-fail.log
+	skipped compile-fail && return
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$HARNESS"/compile-fail/* "$dir/"
+	if make -C "$B/linux" O="$B/out-guest" CC="ccache gcc" M="$dir" \
+		modules > "$log" 2>&1; then
+		fail "ERR(ERESTARTSYS) builds, but must not"
+	elif grep -q "ERR() takes a standard errno" "$log"; then
+		pass "ERR(ERESTARTSYS) is refused at build time"
+	else
+		fail "ERR(ERESTARTSYS) fails to build, but not with ERR()'s message (log: ${log#$ROOT/})"
+		tail -10 "$log" | sed 's/^/#   /'
+	fi
+}
+
 echo "# codetag: make check ($(date -u '+%F %T') UTC)"
 start=$(date +%s)
 step "host packages installed" deps "$H" deps &&
@@ -198,6 +216,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	kunit_layer
 	guest_layer guest
 	w1_layer
+	compile_fail_layer
 	guest_layer debug
 	checkpatch_layer
 	kerneldoc_layer

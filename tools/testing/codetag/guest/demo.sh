@@ -52,6 +52,11 @@ run "grep -A8 'func:wait_10ms' $D/time_stats"
 run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
 rmmod codetag_test_wait
 
+say "Error codes that remember where they were born"
+mkdir -p /tmp/mnt
+run "mount -t tmpfs -o size=12x none /tmp/mnt"
+run "grep func:shmem_parse_one $D/error_codes | sort -t: -k7 -n | tail -2"
+
 say "A module with code tags comes and goes"
 run "insmod /modules/codetag_test_type.ko"
 run "insmod /modules/codetag_test_tags.ko"

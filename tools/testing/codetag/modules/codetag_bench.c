@@ -14,6 +14,7 @@
  */
 
 #include <linux/codetag/dynamic_fault.h>
+#include <linux/codetag/errcode.h>
 #include <linux/codetag/time_stats.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
@@ -152,6 +153,30 @@ static int bench_sink;
 	report(name, best);						\
 } while (0)
 
+/*
+ * ERR() on the error path and on the success path, against a plain
+ * errno: the argument decides which path runs.
+ */
+static noinline int bench_plain_errno(unsigned int fail)
+{
+	OPTIMIZER_HIDE_VAR(fail);
+	return fail ? -EINVAL : 0;
+}
+
+static noinline int bench_unique_errno(unsigned int fail)
+{
+	OPTIMIZER_HIDE_VAR(fail);
+	return fail ? -ERR(EINVAL) : 0;
+}
+
+static noinline void bench_errcode(void)
+{
+	BENCH_CALLS("errno_fail_plain", bench_plain_errno(1));
+	BENCH_CALLS("errno_fail_ERR", bench_unique_errno(1));
+	BENCH_CALLS("errno_ok_plain", bench_plain_errno(0));
+	BENCH_CALLS("errno_ok_ERR", bench_unique_errno(0));
+}
+
 #ifdef CONFIG_CODETAG_TIME_STATS
 /*
  * One recording at a site: what time_stats_record() costs on its own, the
@@ -194,6 +219,7 @@ static int __init codetag_bench_init(void)
 	BENCH_CALLS("call_leaf", bench_leaf(i));
 	BENCH_CALLS("call_leaf+fault_point", bench_leaf_point(i));
 	bench_time_stats();
+	bench_errcode();
 
 	kmem_cache_destroy(bench_cache);
 	pr_info("codetag_bench: done\n");

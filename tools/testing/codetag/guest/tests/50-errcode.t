@@ -1,0 +1,57 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Unique error codes seen from a shell: a module's -ERR(EINVAL) reaches
+# userspace as EINVAL exactly and the kernel log as "-EINVAL at
+# file:line"; error_codes lists the sites; a code outlives its module
+# with a sane name; a real converted path (tmpfs mount options).
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+E=$D/error_codes
+M=/modules
+SRC=tools/testing/codetag/modules/codetag_test_errcode.c
+
+check_eq "error_codes is root-only (0400)" "$(stat -c %a $E)" 400
+check "every line parses: file:line module:M func:F class:-EXXX code:-N returned:N" \
+	awk '!/^[^ ]+:[0-9]+ module:[a-z0-9_]+ func:[A-Za-z0-9_.]+ class:-E[A-Z0-9]+ code:-[0-9]+ returned:[0-9]+$/ { bad = 1; print "# " $0 }
+	     END { exit bad }' $E
+check "codes are unique across sites" \
+	sh -c "[ \$(awk '{ print \$5 }' $E | sort | uniq -d | wc -l) = 0 ]"
+
+insmod $M/codetag_test_errcode.ko
+line=$(grep "module:codetag_test_errcode " $E)
+echo "# $line"
+check "the module's ERR() site appears on load" \
+	sh -c "echo '$line' | grep -Eq '^$SRC:[0-9]+ module:codetag_test_errcode func:errcode_op class:-EINVAL code:-[0-9]+ returned:0\$'"
+code=$(echo "$line" | sed 's/.* code:\(-[0-9]*\) .*/\1/')
+site=$(echo "$line" | cut -d' ' -f1)
+check "its code is unique, between 1024 and 4095 ($code)" [ "$code" -le -1024 -a "$code" -ge -4095 ]
+dmesg_mark
+echo 1 > $D/codetag_test_errcode 2>/tmp/err
+echo "# $(cat /tmp/err)"
+check "userspace gets errno 22 exactly (Invalid argument)" grep -q 'Invalid argument$' /tmp/err
+check "the log carries the file:line: 'error -EINVAL at $site'" \
+	sh -c "dmesg_since() { dmesg | tail -n +$((DMESG_MARK + 1)); }; dmesg_since | grep -q 'codetag_test_errcode: operation failed: error -EINVAL at $site\$'"
+check "error_codes counts it returned once" grep -q "^$site .* returned:1\$" $E
+rmmod codetag_test_errcode
+check "its site goes with the module" sh -c "! grep -q module:codetag_test_errcode $E"
+insmod $M/codetag_test_errname.ko
+dmesg_mark
+printf '%s\n' "$code" > $D/codetag_test_errname
+check "after unload, its code still names its class: errname($code) = -EINVAL" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'errname($code): -EINVAL\$'"
+rmmod codetag_test_errname
+
+# A real path: tmpfs refuses a bad size, and says which check did.
+mkdir -p /tmp/errcode-mnt
+dmesg_mark
+mount -t tmpfs -o size=12x none /tmp/errcode-mnt 2>/tmp/err
+echo "# $(cat /tmp/err)"
+msg=$(dmesg | tail -n +$((DMESG_MARK + 1)) | grep "Bad value for 'size'")
+echo "# $msg"
+check "mount -o size=12x fails with EINVAL for userspace" grep -q 'Invalid argument' /tmp/err
+check "the log names the check: error -EINVAL at mm/shmem.c:N" \
+	sh -c "echo \"$msg\" | grep -Eq \"tmpfs: Bad value for 'size': error -EINVAL at mm/shmem.c:[0-9]+\\\$\""
+check "error_codes shows that mm/shmem.c site returned once" \
+	grep -Eq '^mm/shmem.c:[0-9]+ module:shmem func:shmem_parse_one class:-EINVAL code:-[0-9]+ returned:1$' $E
