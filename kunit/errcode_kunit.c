@@ -27,6 +27,60 @@ static noinline int err_site_c(void)
 	return -ERR(ENOMEM);
 }
 
+static const int classes[] = {
+	EPERM, ENOENT, EIO, E2BIG, ENOMEM, EACCES, EFAULT, EBUSY, EEXIST,
+	EINVAL, ENOSPC, ERANGE, EOPNOTSUPP, ETIMEDOUT, EHWPOISON,
+};
+
+/* One ERR() site per class: a switch of returns, as real code has. */
+static noinline int err_of_class(int class)
+{
+	switch (class) {
+	case EPERM:		return -ERR(EPERM);
+	case ENOENT:		return -ERR(ENOENT);
+	case EIO:		return -ERR(EIO);
+	case E2BIG:		return -ERR(E2BIG);
+	case ENOMEM:		return -ERR(ENOMEM);
+	case EACCES:		return -ERR(EACCES);
+	case EFAULT:		return -ERR(EFAULT);
+	case EBUSY:		return -ERR(EBUSY);
+	case EEXIST:		return -ERR(EEXIST);
+	case EINVAL:		return -ERR(EINVAL);
+	case ENOSPC:		return -ERR(ENOSPC);
+	case ERANGE:		return -ERR(ERANGE);
+	case EOPNOTSUPP:	return -ERR(EOPNOTSUPP);
+	case ETIMEDOUT:		return -ERR(ETIMEDOUT);
+	case EHWPOISON:		return -ERR(EHWPOISON);
+	}
+	return 0;
+}
+
+/* Every class round-trips, and no two sites share a code. */
+static void errcode_test_classes(struct kunit *test)
+{
+	int codes[ARRAY_SIZE(classes)];
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(classes); i++) {
+		int err = err_of_class(classes[i]);
+
+		codes[i] = err;
+		KUNIT_EXPECT_LE(test, err, -ERRCODE_FIRST);
+		KUNIT_EXPECT_EQ(test, error_class(err), -classes[i]);
+		KUNIT_EXPECT_EQ(test, error_class(-err), classes[i]);
+		KUNIT_EXPECT_TRUE(test, error_matches(err, classes[i]));
+		KUNIT_EXPECT_EQ(test, errcode_to_user(err), (long)-classes[i]);
+		KUNIT_EXPECT_TRUE(test, !strncmp(errcode_name(err),
+						 errname(-classes[i]),
+						 strlen(errname(-classes[i]))));
+		for (j = 0; j < ARRAY_SIZE(classes); j++)
+			if (j != i)
+				KUNIT_EXPECT_FALSE(test, error_matches(err, classes[j]));
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, codes[j], err);
+	}
+}
+
 static void errcode_test_unique(struct kunit *test)
 {
 	int a = err_site_a(), b = err_site_b(), c = err_site_c();
@@ -104,6 +158,7 @@ static void errcode_test_exhaustion(struct kunit *test)
 
 static struct kunit_case errcode_test_cases[] = {
 	KUNIT_CASE(errcode_test_unique),
+	KUNIT_CASE(errcode_test_classes),
 	KUNIT_CASE(errcode_test_err_ptr),
 	KUNIT_CASE(errcode_test_name),
 	KUNIT_CASE(errcode_test_errname),
