@@ -31,6 +31,8 @@
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 
+#include "alloc_tag_internal.h"
+
 /*
  * Every allocation wrapper tests the first, in modules too, GPL or not;
  * only the allocators test the second.
@@ -54,7 +56,7 @@ static enum { BOOT_UNSET, BOOT_OFF, BOOT_ON, BOOT_NEVER } mem_profiling_boot;
 static bool tags_live_since_boot =
 	IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
 
-static struct codetag_type *alloc_tag_cttype;
+struct codetag_type *alloc_tag_cttype;
 
 /* ---- Counters ---------------------------------------------------------- */
 
@@ -183,7 +185,7 @@ static void set_module_refs(struct alloc_tag_module *am, bool on)
 static struct list_head *find_ref_range(unsigned int nr, unsigned int *first)
 {
 	unsigned int next = nr_alloc_tags_vmlinux() + 1;
-	unsigned int limit = 1U << ALLOC_TAG_REF_WIDTH;
+	unsigned int limit = ALLOC_TAG_CTX_FIRST_REF;
 	struct alloc_tag_module *am;
 
 	list_for_each_entry(am, &alloc_tag_modules, link) {
@@ -275,6 +277,8 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	u64 bytes, calls;
 	bool keep = false;
 
+	/* Its sites stop capturing; live allocations keep their tags. */
+	alloc_tag_ctx_module_unload(sect);
 	mutex_lock(&alloc_tag_modules_lock);
 	am = find_module(sect);
 	if (!am)
@@ -408,15 +412,20 @@ static void print_human(struct seq_file *m, u64 bytes)
 	seq_printf(m, "%llu%s", bytes, units[i]);
 }
 
-static int alloc_tags_show(struct seq_file *m, struct codetag *ct)
+/* One line of alloc_tags: live bytes, live calls, the site. */
+void alloc_tag_seq_print_site(struct seq_file *m, const struct alloc_tag *tag)
 {
-	struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
 	struct alloc_tag_counters c = alloc_tag_read(tag);
 
 	print_human(m, c.bytes);
 	seq_printf(m, " %llu ", c.calls);
-	codetag_seq_print(m, ct);
+	codetag_seq_print(m, &tag->ct);
 	seq_putc(m, '\n');
+}
+
+static int alloc_tags_show(struct seq_file *m, struct codetag *ct)
+{
+	alloc_tag_seq_print_site(m, container_of(ct, struct alloc_tag, ct));
 	return 0;
 }
 

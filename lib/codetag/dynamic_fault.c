@@ -17,6 +17,7 @@
 
 #define pr_fmt(fmt) "dynamic_fault: " fmt
 
+#include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/debugfs.h>
 #include <linux/init.h>
@@ -51,6 +52,16 @@ DEFINE_STATIC_KEY_FALSE(memory_faults_armed_key);
 
 /* The point's module is being unloaded: no command may arm it. */
 #define DYNAMIC_FAULT_FLAG_GONE	CODETAG_TYPE_FLAG(0)
+
+/* The memory point's allocation site captures contexts (alloc_tags.ctx). */
+#define DYNAMIC_FAULT_FLAG_CAPTURE	CODETAG_TYPE_FLAG(1)
+
+/*
+ * Set in what memory_fault_push() returns when it began capturing an
+ * allocation's context: the point is 8-byte aligned, the context level
+ * takes the two bits below.
+ */
+#define MEMORY_FAULT_CAPTURING	4UL
 
 static struct codetag_type *dynamic_fault_cttype;
 
@@ -161,11 +172,14 @@ static unsigned long context_level(void)
 }
 
 /**
- * memory_fault_push() - make an armed memory fault point pending
- * @df: the point of the allocation call about to be made
+ * memory_fault_push() - run the slow path of an allocation call site
+ * @df: the memory point of the allocation call about to be made
  *
- * For memory_fault_hooks() only. The point is tagged with the context it
- * was made pending in.
+ * For memory_fault_hooks() only, which calls it while the point's key is
+ * on. An armed point is made pending, tagged with the context it was made
+ * pending in. A point whose site captures contexts (alloc_tags.ctx) begins
+ * a capture; the allocations the capture makes itself are neither
+ * captured nor failed.
  *
  * Context: any.
  * Return: what to hand back to memory_fault_pop().
@@ -174,8 +188,14 @@ unsigned long memory_fault_push(struct dynamic_fault *df)
 {
 	unsigned long old = current->memory_fault;
 
-	if (old != MEMORY_FAULT_SUPPRESSED)
-		current->memory_fault = (unsigned long)df | context_level();
+	if (old == MEMORY_FAULT_SUPPRESSED)
+		return old;
+	if (READ_ONCE(df->ct.flags) & DYNAMIC_FAULT_FLAG_CAPTURE) {
+		current->memory_fault = MEMORY_FAULT_SUPPRESSED;
+		if (alloc_tag_ctx_begin(_RET_IP_))
+			old |= MEMORY_FAULT_CAPTURING;
+	}
+	current->memory_fault = (unsigned long)df | context_level();
 	return old;
 }
 EXPORT_SYMBOL_GPL(memory_fault_push);
@@ -188,7 +208,9 @@ EXPORT_SYMBOL_GPL(memory_fault_push);
  */
 void memory_fault_pop(unsigned long old)
 {
-	current->memory_fault = old;
+	if (old & MEMORY_FAULT_CAPTURING)
+		alloc_tag_ctx_end();
+	current->memory_fault = old & ~MEMORY_FAULT_CAPTURING;
 }
 EXPORT_SYMBOL_GPL(memory_fault_pop);
 
@@ -216,20 +238,48 @@ bool __memory_fault_pending(gfp_t gfp)
 
 /* ---- Arming ------------------------------------------------------------ */
 
+/*
+ * A point's static key is on while it is armed or while it captures the
+ * contexts of its allocation site for alloc_tags.ctx; the allocators' key
+ * counts the armed memory points only. Called with dynamic_fault_mutex
+ * held, after the point's state changed from @was_armed.
+ */
+static void update_keys(struct dynamic_fault *df, bool was_armed)
+{
+	bool armed = READ_ONCE(df->policy.flags) & DYNAMIC_FAULT_ENABLED;
+	bool on = armed || (df->ct.flags & DYNAMIC_FAULT_FLAG_CAPTURE);
+
+	if (is_memory_point(df) && armed != was_armed) {
+		if (armed)
+			static_branch_inc(&memory_faults_armed_key);
+		else
+			static_branch_dec(&memory_faults_armed_key);
+	}
+	if (on && !static_key_enabled(&df->armed))
+		static_branch_enable(&df->armed);
+	else if (!on && static_key_enabled(&df->armed))
+		static_branch_disable(&df->armed);
+}
+
+static bool is_armed(const struct dynamic_fault *df)
+{
+	return READ_ONCE(df->policy.flags) & DYNAMIC_FAULT_ENABLED;
+}
+
 /* Called with dynamic_fault_mutex held. */
 static void disarm(struct dynamic_fault *df)
 {
+	bool was_armed = is_armed(df);
+
 	WRITE_ONCE(df->policy.flags, df->policy.flags & ~DYNAMIC_FAULT_ENABLED);
-	if (!static_key_enabled(&df->armed))
-		return;
-	static_branch_disable(&df->armed);
-	if (is_memory_point(df))
-		static_branch_dec(&memory_faults_armed_key);
+	update_keys(df, was_armed);
 }
 
 /* Called with dynamic_fault_mutex held. */
 static void arm(struct dynamic_fault *df, const struct dynamic_fault_policy *p)
 {
+	bool was_armed = is_armed(df);
+
 	/* A re-armed point may be hit meanwhile: keep the old policy off. */
 	WRITE_ONCE(df->policy.flags, 0);
 	atomic_long_set(&df->hits, 0);
@@ -242,11 +292,7 @@ static void arm(struct dynamic_fault *df, const struct dynamic_fault_policy *p)
 	memcpy(df->policy.comm, p->comm, sizeof(p->comm));
 	smp_wmb();	/* the policy before the flags that enable it */
 	WRITE_ONCE(df->policy.flags, p->flags | DYNAMIC_FAULT_ENABLED);
-	if (static_key_enabled(&df->armed))
-		return;
-	if (is_memory_point(df))
-		static_branch_inc(&memory_faults_armed_key);
-	static_branch_enable(&df->armed);
+	update_keys(df, was_armed);
 }
 
 static bool exhausted(const struct dynamic_fault *df)
@@ -267,12 +313,53 @@ static void dynamic_fault_reap(struct work_struct *work)
 	while ((ct = codetag_next(&iter))) {
 		struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
 
-		if (static_key_enabled(&df->armed) && exhausted(df))
+		if (is_armed(df) && exhausted(df))
 			disarm(df);
 	}
 	mutex_unlock(&dynamic_fault_mutex);
 	codetag_unlock_type(dynamic_fault_cttype);
 }
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+/**
+ * memory_fault_set_capture() - choose the allocation sites that capture
+ * @wants: tells, from its identity, whether an allocation site captures
+ *	its allocations' contexts; called with a spinlock-safe context
+ *
+ * Called by alloc_tags.ctx after its sites changed. The memory point of
+ * an allocation site is the one switch that site has: turning it on for
+ * a capture costs the other sites nothing. A capturing point that is not
+ * armed injects no fault and its line in dynamic_faults says disabled.
+ *
+ * Context: process context; may sleep.
+ */
+void memory_fault_set_capture(bool (*wants)(const struct codetag *ct))
+{
+	struct codetag_iterator iter;
+	struct codetag *ct;
+
+	if (!dynamic_fault_cttype)
+		return;
+	codetag_lock_type(dynamic_fault_cttype);
+	mutex_lock(&dynamic_fault_mutex);
+	codetag_iter_init(&iter, dynamic_fault_cttype);
+	while ((ct = codetag_next(&iter))) {
+		struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
+		bool on;
+
+		if (!is_memory_point(df) || (ct->flags & DYNAMIC_FAULT_FLAG_GONE))
+			continue;
+		on = wants(ct);
+		if (on == !!(ct->flags & DYNAMIC_FAULT_FLAG_CAPTURE))
+			continue;
+		WRITE_ONCE(ct->flags, on ? ct->flags | DYNAMIC_FAULT_FLAG_CAPTURE :
+				      ct->flags & ~DYNAMIC_FAULT_FLAG_CAPTURE);
+		update_keys(df, is_armed(df));
+	}
+	mutex_unlock(&dynamic_fault_mutex);
+	codetag_unlock_type(dynamic_fault_cttype);
+}
+#endif
 
 /* ---- Control commands -------------------------------------------------- */
 
@@ -552,7 +639,7 @@ static bool dynamic_fault_module_unload(struct codetag_type *cttype,
 		struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
 
 		WRITE_ONCE(ct->flags, ct->flags | DYNAMIC_FAULT_FLAG_GONE);
-		if (static_key_enabled(&df->armed) && is_memory_point(df))
+		if (is_armed(df) && is_memory_point(df))
 			static_branch_dec(&memory_faults_armed_key);
 	}
 	mutex_unlock(&dynamic_fault_mutex);

@@ -183,12 +183,17 @@ static inline void alloc_tag_show_mem(void) {}
  * The line also gets a ``memory`` fault point (memory_fault_hooks()).
  *
  * Each of the two costs one static branch while it is off. Both tags are
- * defined here, once: the call is written out once per combination.
+ * defined here, once: the call is written out once per combination. The
+ * fault point is the inner one, so that its slow path sees this line's
+ * tag as the current task's: that is how a site enabled in alloc_tags.ctx
+ * captures its allocations' contexts, for the price of the point's
+ * static branch that every site pays anyway.
  */
 #define alloc_hooks(...) ({						\
 	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
+	DEFINE_MEMORY_FAULT_POINT(_mf);					\
 									\
-	memory_fault_hooks(alloc_profile_hooks(&_alloc_tag, __VA_ARGS__)); \
+	alloc_profile_hooks(&_alloc_tag, memory_fault_hooks(__VA_ARGS__)); \
 })
 
 #endif /* _LINUX_CODETAG_ALLOC_TAG_H */

@@ -17,6 +17,7 @@
 #define _LINUX_CODETAG_ALLOC_TAG_HOOKS_H
 
 #include <linux/codetag/alloc_tag.h>
+#include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/kasan.h>
 #include <linux/kfence.h>
 #include <linux/sched.h>
@@ -24,13 +25,6 @@
 #include <asm/unaligned.h>
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING
-
-/*
- * Stored for an allocation made with no tag while
- * MEM_ALLOC_PROFILING_DEBUG is on, so that a free finding no tag at all
- * can tell a lost reference from an untagged allocation.
- */
-#define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
 
 /* Bytes each slab object and each per-CPU allocation carry for the tag. */
 #define ALLOC_TAG_SLAB_SLOT	sizeof(struct alloc_tag *)
@@ -52,32 +46,30 @@ static __always_inline struct alloc_tag *alloc_tag_for_new(unsigned long ip)
 	return tag;
 }
 
-/* NULL and ALLOC_TAG_NONE in one compare. */
-static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
-{
-	return (unsigned long)tag > (unsigned long)ALLOC_TAG_NONE;
-}
-
 /*
  * Charge a new allocation of @bytes to the current task's tag; return the
- * tag for the allocation to keep.
+ * tag, or the context number, for the allocation to keep.
  */
 static __always_inline struct alloc_tag *
 alloc_tag_charge(size_t bytes, unsigned long ip)
 {
 	struct alloc_tag *tag = alloc_tag_for_new(ip);
 
-	if (alloc_tag_is_real(tag))
+	if (likely(alloc_tag_is_real(tag)))
 		alloc_tag_add(tag, bytes);
+	else if (alloc_tag_is_ctx(tag))
+		tag = alloc_tag_ctx_charge(tag, bytes);
 	return tag;
 }
 
-/* Discharge a freed allocation of @bytes, given the tag it kept. */
+/* Discharge a freed allocation of @bytes, given what it kept. */
 static __always_inline void alloc_tag_discharge(struct alloc_tag *tag,
 						size_t bytes)
 {
-	if (alloc_tag_is_real(tag))
+	if (likely(alloc_tag_is_real(tag)))
 		alloc_tag_sub(tag, bytes);
+	else if (alloc_tag_is_ctx(tag))
+		alloc_tag_ctx_discharge(tag, bytes);
 }
 
 /*

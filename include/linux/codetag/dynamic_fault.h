@@ -98,19 +98,26 @@ bool __dynamic_fault(struct dynamic_fault *df);
 unsigned long memory_fault_push(struct dynamic_fault *df);
 void memory_fault_pop(unsigned long old);
 
+/* Defines the memory fault point of an allocation call site. */
+#define DEFINE_MEMORY_FAULT_POINT(_name)	DEFINE_DYNAMIC_FAULT(_name, "memory")
+
 /**
  * memory_fault_hooks() - a memory fault point for an allocation call
  * @...: the call of a ``_noprof`` allocator
  *
- * Part of alloc_hooks(): the fault point is this line's. While it is
- * armed it is made pending for the call, and the allocator's entry point
- * (memory_fault_pending()) decides, knowing the gfp flags, and fails the
- * allocation exactly as a real shortage would. Disarmed, the call costs
- * one static branch more and nothing else.
+ * The point is ``_mf``, which the caller defines once per site with
+ * DEFINE_MEMORY_FAULT_POINT(_mf): alloc_hooks() expands this macro more
+ * than once per site, and a point defined here would be defined twice.
+ *
+ * Part of alloc_hooks(). While the point is armed it is made pending for
+ * the call, and the allocator's entry point (memory_fault_pending())
+ * decides, knowing the gfp flags, and fails the allocation exactly as a
+ * real shortage would. Disarmed, the call costs one static branch more
+ * and nothing else. The same branch is the site's switch for capturing
+ * allocation contexts (alloc_tags.ctx).
  */
 #define memory_fault_hooks(...) ({					\
 	typeof(__VA_ARGS__) _mf_res;					\
-	DEFINE_DYNAMIC_FAULT(_mf, "memory");				\
 									\
 	if (static_branch_unlikely(&_mf.armed)) {			\
 		unsigned long _mf_old = memory_fault_push(&_mf);	\
@@ -152,6 +159,7 @@ int dynamic_fault_control(const char *cmds);
 #else /* !CONFIG_CODETAG_DYNAMIC_FAULT */
 
 #define dynamic_fault(_class)		false
+#define DEFINE_MEMORY_FAULT_POINT(_name)
 #define memory_fault_hooks(...)		(__VA_ARGS__)
 
 static inline bool memory_fault_pending(gfp_t gfp)

@@ -10,6 +10,7 @@
 #define _LINUX_CODETAG_PGALLOC_TAG_H
 
 #include <linux/codetag/alloc_tag.h>
+#include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 
@@ -22,6 +23,22 @@
 #define ALLOC_TAG_REF_WIDTH	16
 #define ALLOC_TAG_REF_PGOFF	NR_PAGEFLAGS
 #define ALLOC_TAG_REF_MASK	(((1UL << ALLOC_TAG_REF_WIDTH) - 1) << ALLOC_TAG_REF_PGOFF)
+
+/*
+ * The top ALLOC_TAG_CTX_IDS numbers are those of contexts (alloc_tags.ctx):
+ * a page of an allocation site that captures keeps its context's number.
+ */
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+#define ALLOC_TAG_CTX_FIRST_REF	((1U << ALLOC_TAG_REF_WIDTH) - ALLOC_TAG_CTX_IDS)
+#else
+#define ALLOC_TAG_CTX_FIRST_REF	(1U << ALLOC_TAG_REF_WIDTH)
+#endif
+
+static inline bool alloc_tag_ref_is_ctx(unsigned int ref)
+{
+	return IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CONTEXT) &&
+	       ref >= ALLOC_TAG_CTX_FIRST_REF;
+}
 
 /* Free bits between the page flags and the fields at the top of flags. */
 #define ALLOC_TAG_REF_ROOM	(LRU_REFS_PGOFF - NR_PAGEFLAGS)
@@ -98,6 +115,8 @@ static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 
 	if (ref <= nr_alloc_tags_vmlinux())
 		return ref ? alloc_tags_vmlinux() + ref - 1 : NULL;
+	if (alloc_tag_ref_is_ctx(ref))
+		return alloc_tag_ctx_page_tag(ref);
 	/* The module stays while a page charged to it is live. */
 	rcu_read_lock();
 	t = rcu_dereference(alloc_tag_module_refs);
@@ -131,6 +150,15 @@ static inline bool set_page_alloc_tag_ref(struct page *page, unsigned int ref)
 	return true;
 }
 
+/* A block of 2^order pages now keeps @tag's number: count it. */
+static inline void pgalloc_tag_charged(struct alloc_tag *tag, unsigned int order)
+{
+	alloc_tag_add(tag, PAGE_SIZE << order);
+	/* Once per site: sites only ever gain the flag. */
+	if (unlikely(!(READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_PAGES)))
+		WRITE_ONCE(tag->ct.flags, tag->ct.flags | ALLOC_TAG_FLAG_PAGES);
+}
+
 /* Charge a new block of 2^order pages to the current task's tag. */
 static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 {
@@ -140,17 +168,17 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 	if (!mem_alloc_profiling_enabled())
 		return;
 	tag = current->alloc_tag;
-	if (!tag)
+	if (unlikely(!alloc_tag_is_real(tag))) {
+		if (alloc_tag_is_ctx(tag))
+			alloc_tag_ctx_charge_page(page, order, tag);
 		return;
+	}
 	ref = alloc_tag_ref(tag);
 	if (!ref)
 		return;
 	if (!set_page_alloc_tag_ref(page, ref))
 		return;
-	alloc_tag_add(tag, PAGE_SIZE << order);
-	/* Once per site: sites only ever gain the flag. */
-	if (unlikely(!(READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_PAGES)))
-		WRITE_ONCE(tag->ct.flags, tag->ct.flags | ALLOC_TAG_FLAG_PAGES);
+	pgalloc_tag_charged(tag, order);
 }
 
 /*
@@ -168,7 +196,14 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
 	if (!ref)
 		return;
 	set_page_alloc_tag_ref(page, 0);
-	tag = alloc_tag_of_ref(ref);
+	if (likely(ref <= nr_alloc_tags_vmlinux())) {
+		tag = alloc_tags_vmlinux() + ref - 1;
+	} else if (alloc_tag_ref_is_ctx(ref)) {
+		alloc_tag_ctx_page_discharge(ref, PAGE_SIZE << order);
+		return;
+	} else {
+		tag = alloc_tag_of_ref(ref);
+	}
 	if (tag)
 		alloc_tag_sub(tag, PAGE_SIZE << order);
 }
@@ -188,6 +223,9 @@ static inline void pgalloc_tag_split(struct page *page, unsigned int order)
 	tag = alloc_tag_of_ref(ref);
 	if (!tag)
 		return;
+	/* The head keeps the context, now of one page; the tails do not. */
+	if (alloc_tag_ref_is_ctx(ref))
+		ref = alloc_tag_ctx_page_shrink(ref);
 	for (i = 1; i < (1U << order); i++)
 		set_page_alloc_tag_ref(page + i, ref);
 	this_cpu_add(tag->counters->calls, (1U << order) - 1);
@@ -205,6 +243,8 @@ static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
 	if (!ref || !order)
 		return;
 	tag = alloc_tag_of_ref(ref);
+	if (alloc_tag_ref_is_ctx(ref))
+		alloc_tag_ctx_page_shrink(ref);
 	if (tag)
 		this_cpu_sub(tag->counters->bytes,
 			     (PAGE_SIZE << order) - PAGE_SIZE);

@@ -1,0 +1,973 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation contexts (alloc_tags.ctx): for the allocation sites chosen
+ * by the user, who made each live allocation, when, and from which stack.
+ *
+ * Enabling a site turns on the one switch an allocation site has: the
+ * static branch of its memory fault point (memory_fault_set_capture()).
+ * Its slow path, before the allocation call, captures a context (task,
+ * time, stack in the stack depot) and puts the context's number in
+ * current->alloc_tag in place of the site's tag. The allocator, finding a
+ * number where it expects a tag, calls back here to charge the site and
+ * to link the context to it, and keeps the number in the allocation where
+ * it would keep the tag; freeing the allocation brings the number back
+ * here. Sites that are not enabled run none of this: their allocations
+ * keep tags, which the allocators tell from numbers with the compare they
+ * make anyway between a tag and no tag.
+ *
+ * A number indexes ctx_table. An entry is free (0), a context, or - once
+ * the site was disabled while the allocation lives - the site's tag with
+ * bit 0 set, so that the free still discharges the site.
+ *
+ * Locking: ctx_lock (irqs off; taken in any context but NMI, where nothing
+ * is captured) protects the table, the free numbers, the sites and their
+ * lists of contexts. ctx_mutex serializes control commands. A capture
+ * allocates with GFP_NOWAIT outside ctx_lock while the task's memory
+ * faults are suppressed (memory_fault_push()), so that it neither fails
+ * nor captures itself.
+ */
+
+#define pr_fmt(fmt) "alloc_tag: " fmt
+
+#include <linux/codetag/alloc_tag.h>
+#include <linux/codetag/alloc_tag_ctx.h>
+#include <linux/codetag/pgalloc_tag.h>
+#include <linux/debugfs.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/stackdepot.h>
+#include <linux/stacktrace.h>
+#include <linux/string.h>
+
+#include "alloc_tag_internal.h"
+
+static_assert(sizeof_field(struct alloc_tag_ctx_info, comm) == TASK_COMM_LEN);
+static_assert(ALLOC_TAG_CTX_IDS - 1 <= U16_MAX);
+
+/* ---- State ------------------------------------------------------------- */
+
+/**
+ * struct ctx_site - an allocation site enabled in alloc_tags.ctx
+ * @link: entry in ctx_sites
+ * @tag: the site
+ * @contexts: the contexts of its live allocations, oldest first
+ * @not_captured: allocations made while the cap was reached, or when
+ *	there was no memory for their context
+ */
+struct ctx_site {
+	struct list_head link;
+	struct alloc_tag *tag;
+	struct list_head contexts;
+	unsigned long not_captured;
+};
+
+/**
+ * struct alloc_tag_ctx - the context of one allocation
+ * @link: entry in its site's @contexts while @charged
+ * @tag: the site
+ * @site: the site's entry while @charged
+ * @size: bytes charged for the allocation
+ * @ts: local_clock() when the allocation call was made
+ * @pid: the allocating task
+ * @tgid: its thread group
+ * @comm: its command name
+ * @stack: the stack, in the stack depot; 0 if it could not be saved
+ * @id: its number, the index of its entry in ctx_table
+ * @in_call: the allocation call has not returned yet: the number is in
+ *	current->alloc_tag, and only alloc_tag_ctx_end() may free it
+ * @charged: an allocation keeps the number
+ */
+struct alloc_tag_ctx {
+	struct list_head link;
+	struct alloc_tag *tag;
+	struct ctx_site *site;
+	size_t size;
+	u64 ts;
+	pid_t pid;
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	depot_stack_handle_t stack;
+	u16 id;
+	bool in_call;
+	bool charged;
+};
+
+/* A table entry that holds a tag, not a context: the context is gone. */
+#define CTX_TAG_ONLY	1UL
+
+static DEFINE_SPINLOCK(ctx_lock);
+static DEFINE_MUTEX(ctx_mutex);
+static LIST_HEAD(ctx_sites);
+
+/* Allocated when the first site is enabled, never freed. */
+static unsigned long *ctx_table;
+static u16 *ctx_free_ids;
+static unsigned int ctx_nr_free;
+static struct kmem_cache *ctx_cache;
+
+/* Contexts that exist, live or being captured, and how many may. */
+static unsigned int ctx_count;
+static unsigned int ctx_max = CONFIG_MEM_ALLOC_PROFILING_CONTEXT_MAX;
+
+static struct alloc_tag *ref_of_id(unsigned int id)
+{
+	return (struct alloc_tag *)(ALLOC_TAG_CTX_FIRST_ID + id);
+}
+
+static unsigned int id_of_ref(const struct alloc_tag *ref)
+{
+	return (unsigned long)ref - ALLOC_TAG_CTX_FIRST_ID;
+}
+
+static unsigned int id_of_page_ref(unsigned int ref)
+{
+	return ref - ALLOC_TAG_CTX_FIRST_REF;
+}
+
+static struct alloc_tag_ctx *entry_ctx(unsigned long e)
+{
+	return e & CTX_TAG_ONLY ? NULL : (struct alloc_tag_ctx *)e;
+}
+
+static struct alloc_tag *entry_tag(unsigned long e)
+{
+	if (e & CTX_TAG_ONLY)
+		return (struct alloc_tag *)(e & ~CTX_TAG_ONLY);
+	return ((struct alloc_tag_ctx *)e)->tag;
+}
+
+/* ctx_lock held. */
+static struct ctx_site *find_site(const struct alloc_tag *tag)
+{
+	struct ctx_site *site;
+
+	list_for_each_entry(site, &ctx_sites, link)
+		if (site->tag == tag)
+			return site;
+	return NULL;
+}
+
+/* ctx_lock held. */
+static void release_id(unsigned int id)
+{
+	ctx_table[id] = 0;
+	ctx_free_ids[ctx_nr_free++] = id;
+}
+
+/* ctx_lock held: an allocation keeps @ctx from now on. */
+static void link_ctx(struct alloc_tag_ctx *ctx, struct ctx_site *site,
+		     size_t size)
+{
+	ctx->charged = true;
+	ctx->site = site;
+	ctx->size = size;
+	list_add_tail(&ctx->link, &site->contexts);
+}
+
+/*
+ * ctx_lock held: the allocation that kept number @id is freed. Returns
+ * the context to free once the lock is dropped, if any.
+ */
+static struct alloc_tag_ctx *unlink_ctx(unsigned int id)
+{
+	struct alloc_tag_ctx *ctx = entry_ctx(ctx_table[id]);
+
+	if (!ctx) {
+		release_id(id);
+		return NULL;
+	}
+	list_del(&ctx->link);
+	ctx->charged = false;
+	if (ctx->in_call)
+		return NULL;
+	release_id(id);
+	ctx_count--;
+	return ctx;
+}
+
+/* ---- Capture: the allocation call ------------------------------------- */
+
+/* The stack from the function that made the allocation call at @ip. */
+static depot_stack_handle_t save_stack(unsigned long ip)
+{
+	unsigned long entries[ALLOC_TAG_CTX_STACK_DEPTH + 4];
+	unsigned int nr, first;
+
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	/* Our own frames: how many depends on inlining, so look for @ip. */
+	for (first = 0; first < nr && entries[first] != ip; first++)
+		;
+	if (first == nr)
+		first = 0;
+	return stack_depot_save(entries + first,
+				min_t(unsigned int, nr - first,
+				      ALLOC_TAG_CTX_STACK_DEPTH),
+				GFP_NOWAIT | __GFP_NOWARN);
+}
+
+/* Whether the current task's site captures; counts it if it is full. */
+static bool site_may_capture(struct alloc_tag *tag)
+{
+	struct ctx_site *site;
+	unsigned long flags;
+	bool ok = false;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	site = find_site(tag);
+	if (site) {
+		ok = ctx_count < READ_ONCE(ctx_max) && ctx_nr_free;
+		if (!ok)
+			site->not_captured++;
+	}
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	return ok;
+}
+
+/**
+ * alloc_tag_ctx_begin() - capture the context of an allocation call
+ * @ip: the return address of the call site's slow path, in the function
+ *	that makes the allocation call
+ *
+ * For memory_fault_push(), at a site whose point captures, with the
+ * task's memory faults suppressed. On success the current task's tag is
+ * replaced by the new context's number until alloc_tag_ctx_end().
+ *
+ * Context: any but NMI, where it does nothing.
+ * Return: true if a capture began.
+ */
+bool alloc_tag_ctx_begin(unsigned long ip)
+{
+	struct alloc_tag *tag = current->alloc_tag;
+	struct alloc_tag_ctx *ctx;
+	struct ctx_site *site;
+	unsigned long flags;
+
+	if (!alloc_tag_is_real(tag) || in_nmi() ||
+	    !mem_alloc_profiling_enabled() || !smp_load_acquire(&ctx_table))
+		return false;
+	if (!site_may_capture(tag))
+		return false;
+
+	ctx = kmem_cache_alloc(ctx_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (ctx) {
+		ctx->tag = tag;
+		ctx->site = NULL;
+		ctx->size = 0;
+		ctx->ts = local_clock();
+		ctx->pid = task_pid_nr(current);
+		ctx->tgid = task_tgid_nr(current);
+		/* As printk's %s of it: a racing rename may show torn. */
+		memcpy(ctx->comm, current->comm, TASK_COMM_LEN);
+		ctx->comm[TASK_COMM_LEN - 1] = '\0';
+		ctx->stack = save_stack(ip);
+		ctx->in_call = true;
+		ctx->charged = false;
+	}
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	site = find_site(tag);
+	if (ctx && site && ctx_count < READ_ONCE(ctx_max) && ctx_nr_free) {
+		ctx->id = ctx_free_ids[--ctx_nr_free];
+		ctx_table[ctx->id] = (unsigned long)ctx;
+		ctx_count++;
+		spin_unlock_irqrestore(&ctx_lock, flags);
+		current->alloc_tag = ref_of_id(ctx->id);
+		return true;
+	}
+	if (site)
+		site->not_captured++;
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	if (ctx)
+		kmem_cache_free(ctx_cache, ctx);
+	return false;
+}
+
+/**
+ * alloc_tag_ctx_end() - the allocation call of alloc_tag_ctx_begin() returned
+ *
+ * Gives the current task its tag back. A context that no allocation
+ * keeps (the allocation failed, or was made elsewhere) is freed.
+ *
+ * Context: any but NMI.
+ */
+void alloc_tag_ctx_end(void)
+{
+	struct alloc_tag *ref = current->alloc_tag;
+	struct alloc_tag_ctx *ctx, *unused = NULL;
+	unsigned int id = id_of_ref(ref);
+	unsigned long flags, e;
+
+	if (WARN_ON_ONCE(!alloc_tag_is_ctx(ref)))
+		return;
+	spin_lock_irqsave(&ctx_lock, flags);
+	e = ctx_table[id];
+	current->alloc_tag = entry_tag(e);
+	ctx = entry_ctx(e);
+	if (ctx) {
+		ctx->in_call = false;
+		if (!ctx->charged) {
+			release_id(id);
+			ctx_count--;
+			unused = ctx;
+		}
+	}
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	if (unused)
+		kmem_cache_free(ctx_cache, unused);
+}
+
+/* ---- The allocators' slow paths ---------------------------------------- */
+
+/*
+ * ctx_lock held: the context in entry @e, if the allocation being charged
+ * may keep it; otherwise the allocation is not captured.
+ */
+static struct alloc_tag_ctx *ctx_to_link(unsigned long e,
+					 struct ctx_site **site)
+{
+	struct alloc_tag_ctx *ctx = entry_ctx(e);
+
+	*site = find_site(entry_tag(e));
+	if (ctx && !ctx->charged && *site)
+		return ctx;
+	/* A second allocation in the same call, or the site was disabled. */
+	if (*site)
+		(*site)->not_captured++;
+	return NULL;
+}
+
+/**
+ * alloc_tag_ctx_charge() - charge a slab, vmalloc or per-CPU allocation
+ * @ref: the context number in current->alloc_tag
+ * @bytes: what the allocator handed out
+ *
+ * Context: any but NMI.
+ * Return: what the allocation keeps: @ref, or the site's tag if it is
+ * not captured.
+ */
+struct alloc_tag *alloc_tag_ctx_charge(struct alloc_tag *ref, size_t bytes)
+{
+	unsigned int id = id_of_ref(ref);
+	struct alloc_tag_ctx *ctx;
+	struct ctx_site *site;
+	struct alloc_tag *tag;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	tag = entry_tag(ctx_table[id]);
+	ctx = ctx_to_link(ctx_table[id], &site);
+	if (ctx)
+		link_ctx(ctx, site, bytes);
+	else
+		ref = tag;
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	alloc_tag_add(tag, bytes);
+	return ref;
+}
+
+/**
+ * alloc_tag_ctx_discharge() - discharge a freed allocation that kept a number
+ * @ref: the number
+ * @bytes: what alloc_tag_ctx_charge() was given for it
+ *
+ * Context: any but NMI.
+ */
+void alloc_tag_ctx_discharge(struct alloc_tag *ref, size_t bytes)
+{
+	unsigned int id = id_of_ref(ref);
+	struct alloc_tag_ctx *gone;
+	struct alloc_tag *tag;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	if (WARN_ON_ONCE(!ctx_table[id])) {
+		spin_unlock_irqrestore(&ctx_lock, flags);
+		return;
+	}
+	tag = entry_tag(ctx_table[id]);
+	gone = unlink_ctx(id);
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	alloc_tag_sub(tag, bytes);
+	if (gone)
+		kmem_cache_free(ctx_cache, gone);
+}
+
+/**
+ * alloc_tag_ctx_charge_page() - charge a block of pages
+ * @page: its first page
+ * @order: its order
+ * @ref: the context number in current->alloc_tag
+ *
+ * As pgalloc_tag_add(): the block keeps the context's page reference
+ * number, or the site's if it is not captured.
+ *
+ * Context: any but NMI.
+ * Return: false if the block could not be charged at all.
+ */
+bool alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
+			       struct alloc_tag *ref)
+{
+	unsigned int id = id_of_ref(ref);
+	struct alloc_tag_ctx *ctx;
+	struct ctx_site *site;
+	struct alloc_tag *tag;
+	unsigned long flags;
+	unsigned int plain;
+	bool ok = false;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	tag = entry_tag(ctx_table[id]);
+	/* A tag without a number charges no page, captured or not. */
+	plain = alloc_tag_ref(tag);
+	if (!plain)
+		goto out;
+	ctx = ctx_to_link(ctx_table[id], &site);
+	if (!set_page_alloc_tag_ref(page, ctx ? ALLOC_TAG_CTX_FIRST_REF + id :
+						plain))
+		goto out;
+	if (ctx)
+		link_ctx(ctx, site, PAGE_SIZE << order);
+	ok = true;
+out:
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	if (ok)
+		pgalloc_tag_charged(tag, order);
+	return ok;
+}
+
+/**
+ * alloc_tag_ctx_page_tag() - the tag of a page reference number of a context
+ * @ref: the number
+ *
+ * Context: any but NMI.
+ * Return: the site's tag.
+ */
+struct alloc_tag *alloc_tag_ctx_page_tag(unsigned int ref)
+{
+	unsigned long flags, e;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	e = ctx_table[id_of_page_ref(ref)];
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	/* A tag stays while its allocations live; the entry may not. */
+	return e ? entry_tag(e) : NULL;
+}
+
+/**
+ * alloc_tag_ctx_page_discharge() - discharge a freed block that kept a number
+ * @ref: the page reference number
+ * @bytes: the block's size
+ *
+ * Context: any but NMI.
+ */
+void alloc_tag_ctx_page_discharge(unsigned int ref, size_t bytes)
+{
+	alloc_tag_ctx_discharge(ref_of_id(id_of_page_ref(ref)), bytes);
+}
+
+/**
+ * alloc_tag_ctx_page_shrink() - a block that kept a number is now one page
+ * @ref: the page reference number, kept by the first page
+ *
+ * For a block split into pages, or freed but for its first page.
+ *
+ * Context: any but NMI.
+ * Return: the site's own page reference number, for the other pages.
+ */
+unsigned int alloc_tag_ctx_page_shrink(unsigned int ref)
+{
+	struct alloc_tag_ctx *ctx;
+	unsigned long flags, e;
+	unsigned int plain;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	e = ctx_table[id_of_page_ref(ref)];
+	ctx = entry_ctx(e);
+	if (ctx)
+		ctx->size = PAGE_SIZE;
+	plain = alloc_tag_ref(entry_tag(e));
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	return plain;
+}
+
+/* ---- Sites ------------------------------------------------------------- */
+
+/*
+ * Stop capturing at @site, removed from ctx_sites: its contexts go, the
+ * allocations that kept them keep the site's tag in their table entry.
+ */
+static void drop_site(struct ctx_site *site)
+{
+	struct alloc_tag_ctx *ctx, *tmp;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	list_for_each_entry_safe(ctx, tmp, &site->contexts, link) {
+		ctx_table[ctx->id] = (unsigned long)site->tag | CTX_TAG_ONLY;
+		list_move(&ctx->link, &gone);
+		ctx_count--;
+	}
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	list_for_each_entry_safe(ctx, tmp, &gone, link)
+		kmem_cache_free(ctx_cache, ctx);
+	kfree(site);
+}
+
+static void enable_site(struct alloc_tag *tag)
+{
+	struct ctx_site *site = kzalloc(sizeof(*site), GFP_KERNEL);
+	unsigned long flags;
+	bool known;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	known = find_site(tag);
+	if (!known && site) {
+		site->tag = tag;
+		INIT_LIST_HEAD(&site->contexts);
+		list_add_tail(&site->link, &ctx_sites);
+	}
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	if (known)
+		kfree(site);
+	else if (!site)
+		pr_err("alloc_tags.ctx: no memory to enable %s:%u\n",
+		       tag->ct.filename, tag->ct.lineno);
+}
+
+static void disable_site(struct alloc_tag *tag)
+{
+	struct ctx_site *site;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	site = find_site(tag);
+	if (site)
+		list_del(&site->link);
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	if (site)
+		drop_site(site);
+}
+
+/* The identity of an allocation site, as its memory point has it too. */
+static bool same_site(const struct codetag *a, const struct codetag *b)
+{
+	return a->lineno == b->lineno && !strcmp(a->filename, b->filename) &&
+	       !strcmp(a->function, b->function) &&
+	       !strcmp(a->modname, b->modname);
+}
+
+/* For memory_fault_set_capture(): is the point's site enabled. */
+static bool site_wanted(const struct codetag *ct)
+{
+	struct ctx_site *site;
+	unsigned long flags;
+	bool found = false;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	list_for_each_entry(site, &ctx_sites, link) {
+		if (same_site(&site->tag->ct, ct)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	return found;
+}
+
+/**
+ * alloc_tag_ctx_module_unload() - a module with allocation tags is going
+ * @sect: its tags
+ *
+ * Its sites stop capturing, with no command needed: their memory points
+ * go with the module. Allocations still live keep their site's tag, which
+ * alloc_tag keeps until they are freed.
+ */
+void alloc_tag_ctx_module_unload(struct codetag_section *sect)
+{
+	struct ctx_site *site, *tmp;
+	unsigned long flags;
+	LIST_HEAD(gone);
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	list_for_each_entry_safe(site, tmp, &ctx_sites, link)
+		if ((void *)site->tag >= (void *)sect->start &&
+		    (void *)site->tag < (void *)sect->stop)
+			list_move(&site->link, &gone);
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	list_for_each_entry_safe(site, tmp, &gone, link)
+		drop_site(site);
+}
+
+/* ---- Control ----------------------------------------------------------- */
+
+/* ctx_mutex held: what the first enabled site needs. */
+static int prepare(void)
+{
+	unsigned long *table;
+	unsigned int i;
+
+	if (ctx_table)
+		return 0;
+	if (stack_depot_init())
+		return -ENOMEM;
+	if (!ctx_cache)
+		ctx_cache = KMEM_CACHE(alloc_tag_ctx, 0);
+	if (!ctx_free_ids)
+		ctx_free_ids = kvmalloc_array(ALLOC_TAG_CTX_IDS,
+					      sizeof(*ctx_free_ids), GFP_KERNEL);
+	table = kvcalloc(ALLOC_TAG_CTX_IDS, sizeof(*table), GFP_KERNEL);
+	if (!ctx_cache || !ctx_free_ids || !table) {
+		kvfree(table);
+		return -ENOMEM;
+	}
+	/* Lowest numbers first: easier to read in a dump. */
+	for (i = 0; i < ALLOC_TAG_CTX_IDS; i++)
+		ctx_free_ids[i] = ALLOC_TAG_CTX_IDS - 1 - i;
+	ctx_nr_free = ALLOC_TAG_CTX_IDS;
+	smp_store_release(&ctx_table, table);
+	return 0;
+}
+
+static int ctx_parse(void *data, char **words, int nr_words)
+{
+	bool *enable = data;
+
+	if (!nr_words) {
+		pr_err("alloc_tags.ctx: no action: enable or disable\n");
+		return -EINVAL;
+	}
+	if (!strcmp(words[0], "enable"))
+		*enable = true;
+	else if (!strcmp(words[0], "disable"))
+		*enable = false;
+	else {
+		pr_err("alloc_tags.ctx: unknown action '%s': enable or disable\n",
+		       words[0]);
+		return -EINVAL;
+	}
+	if (nr_words > 1) {
+		pr_err("alloc_tags.ctx: '%s' after '%s': one action per command\n",
+		       words[1], words[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void ctx_apply(struct codetag *ct, const void *data)
+{
+	struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
+
+	if (*(const bool *)data)
+		enable_site(tag);
+	else
+		disable_site(tag);
+}
+
+static const struct codetag_control_ops ctx_ops = {
+	.action_size	= sizeof(bool),
+	.parse		= ctx_parse,
+	.apply		= ctx_apply,
+};
+
+/* Apply commands from @kbuf or @ubuf; ctx_mutex taken here. */
+static ssize_t ctx_control(const char *kbuf, const char __user *ubuf,
+			   size_t len)
+{
+	ssize_t ret;
+	char *buf;
+
+	mutex_lock(&ctx_mutex);
+	ret = prepare();
+	if (ret)
+		goto out;
+	if (ubuf) {
+		ret = codetag_control_write(alloc_tag_cttype, &ctx_ops, ubuf, len);
+	} else {
+		buf = kstrdup(kbuf, GFP_KERNEL);
+		ret = buf ? codetag_control_apply(alloc_tag_cttype, &ctx_ops, buf) :
+			    -ENOMEM;
+		kfree(buf);
+	}
+	if (ret >= 0)
+		memory_fault_set_capture(site_wanted);
+out:
+	mutex_unlock(&ctx_mutex);
+	return ret;
+}
+
+/**
+ * alloc_tag_ctx_control() - enable or disable sites from kernel code
+ * @cmds: commands as written to /sys/kernel/debug/alloc_tags.ctx
+ *
+ * All commands are checked before any is applied; none is applied if one
+ * is malformed or matches no site.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of sites matched; -EINVAL for a malformed command
+ * (logged with the wrong word), -ENOENT if a command matches no site,
+ * -ENOMEM, -ENODEV without allocation profiling.
+ */
+int alloc_tag_ctx_control(const char *cmds)
+{
+	if (IS_ERR_OR_NULL(alloc_tag_cttype))
+		return -ENODEV;
+	return ctx_control(cmds, NULL, 0);
+}
+EXPORT_SYMBOL_GPL(alloc_tag_ctx_control);
+
+/**
+ * alloc_tag_ctx_set_max() - change the cap on contexts
+ * @max: contexts that may exist at once, 0 to ALLOC_TAG_CTX_IDS
+ *
+ * Lowering it below what exists frees nothing: new allocations are not
+ * captured until enough of the captured ones are freed.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL if @max is out of range.
+ */
+int alloc_tag_ctx_set_max(unsigned int max)
+{
+	if (max > ALLOC_TAG_CTX_IDS) {
+		pr_err("alloc_tags.ctx_max: %u is above %u\n", max,
+		       ALLOC_TAG_CTX_IDS);
+		return -EINVAL;
+	}
+	WRITE_ONCE(ctx_max, max);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_ctx_set_max);
+
+/**
+ * alloc_tag_ctx_get_max() - the cap on contexts
+ *
+ * Context: any.
+ * Return: how many contexts may exist at once.
+ */
+unsigned int alloc_tag_ctx_get_max(void)
+{
+	return READ_ONCE(ctx_max);
+}
+EXPORT_SYMBOL_GPL(alloc_tag_ctx_get_max);
+
+/**
+ * alloc_tag_ctx_not_captured() - allocations an enabled site did not capture
+ * @site: the site's identity
+ *
+ * Context: any but NMI.
+ * Return: the allocations made at @site while the cap was reached or
+ * without memory for their context, since it was enabled; 0 if the site
+ * is not enabled.
+ */
+unsigned long alloc_tag_ctx_not_captured(const struct codetag *site)
+{
+	unsigned long flags, n = 0;
+	struct ctx_site *s;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	list_for_each_entry(s, &ctx_sites, link)
+		if (&s->tag->ct == site)
+			n = s->not_captured;
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_ctx_not_captured);
+
+/* ---- Reports ----------------------------------------------------------- */
+
+/* A context as copied out from under ctx_lock. */
+struct ctx_copy {
+	const struct alloc_tag *tag;
+	size_t size;
+	u64 ts;
+	pid_t pid;
+	pid_t tgid;
+	char comm[TASK_COMM_LEN];
+	depot_stack_handle_t stack;
+};
+
+/*
+ * The contexts of @only's site, or of every site if @only is NULL, with
+ * the lock held as briefly as the copy takes. kvfree() the result.
+ */
+static struct ctx_copy *copy_contexts(const struct alloc_tag *only,
+				      unsigned int *nr)
+{
+	struct ctx_copy *copies = NULL;
+	unsigned int n = 0, room;
+	struct alloc_tag_ctx *ctx;
+	struct ctx_site *site;
+	unsigned long flags;
+
+	room = READ_ONCE(ctx_count) + 16;
+	for (;;) {
+		copies = kvmalloc_array(room, sizeof(*copies), GFP_KERNEL);
+		if (!copies)
+			break;
+		n = 0;
+		spin_lock_irqsave(&ctx_lock, flags);
+		list_for_each_entry(site, &ctx_sites, link) {
+			if (only && site->tag != only)
+				continue;
+			list_for_each_entry(ctx, &site->contexts, link) {
+				struct ctx_copy *c = &copies[n];
+
+				/* Only counted: more were captured meanwhile. */
+				if (n++ >= room)
+					continue;
+				c->tag = ctx->tag;
+				c->size = ctx->size;
+				c->ts = ctx->ts;
+				c->pid = ctx->pid;
+				c->tgid = ctx->tgid;
+				memcpy(c->comm, ctx->comm, TASK_COMM_LEN);
+				c->stack = ctx->stack;
+			}
+		}
+		spin_unlock_irqrestore(&ctx_lock, flags);
+		if (n <= room)
+			break;
+		kvfree(copies);
+		room = n + 16;
+	}
+	*nr = copies ? n : 0;
+	return copies;
+}
+
+/**
+ * alloc_tag_ctx_for_each() - call @fn for every context of every enabled site
+ * @fn: called once per context, without locks held
+ * @arg: passed to @fn
+ *
+ * The contexts are copied first: @fn sees them as they were then.
+ *
+ * Context: process context; may sleep.
+ * Return: the number of contexts, or -ENOMEM.
+ */
+int alloc_tag_ctx_for_each(void (*fn)(const struct alloc_tag_ctx_info *info,
+				      void *arg), void *arg)
+{
+	struct alloc_tag_ctx_info *info;
+	struct ctx_copy *copies;
+	unsigned int nr, i;
+
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	copies = copy_contexts(NULL, &nr);
+	if (!info || !copies) {
+		kfree(info);
+		kvfree(copies);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		unsigned long *entries = NULL;
+
+		info->site = &copies[i].tag->ct;
+		info->size = copies[i].size;
+		info->ts = copies[i].ts;
+		info->pid = copies[i].pid;
+		info->tgid = copies[i].tgid;
+		memcpy(info->comm, copies[i].comm, TASK_COMM_LEN);
+		info->nr_entries = copies[i].stack ?
+				   stack_depot_fetch(copies[i].stack, &entries) : 0;
+		memcpy(info->entries, entries,
+		       info->nr_entries * sizeof(*entries));
+		fn(info, arg);
+	}
+	kfree(info);
+	kvfree(copies);
+	return nr;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_ctx_for_each);
+
+static void print_context(struct seq_file *m, const struct ctx_copy *c)
+{
+	unsigned long *entries;
+	unsigned int nr, i;
+
+	seq_printf(m, "size: %zu\npid: %d\ntgid: %d\ncomm: %s\nts: %llu\ncall stack:\n",
+		   c->size, c->pid, c->tgid, c->comm, c->ts);
+	nr = c->stack ? stack_depot_fetch(c->stack, &entries) : 0;
+	if (!nr)
+		seq_puts(m, "  (not saved: no memory)\n");
+	for (i = 0; i < nr; i++)
+		seq_printf(m, "  %pS\n", (void *)entries[i]);
+}
+
+static int ctx_show(struct seq_file *m, struct codetag *ct)
+{
+	struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
+	unsigned long flags, not_captured;
+	struct ctx_copy *copies;
+	struct ctx_site *site;
+	unsigned int nr, i;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	site = find_site(tag);
+	not_captured = site ? site->not_captured : 0;
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	if (!site)
+		return 0;
+
+	copies = copy_contexts(tag, &nr);
+	if (!copies)
+		return -ENOMEM;
+	alloc_tag_seq_print_site(m, tag);
+	for (i = 0; i < nr; i++)
+		print_context(m, &copies[i]);
+	if (not_captured)
+		seq_printf(m, "not captured: %lu\n", not_captured);
+	seq_putc(m, '\n');
+	kvfree(copies);
+	return 0;
+}
+
+static int ctx_open(struct inode *inode, struct file *file)
+{
+	return codetag_seq_open(file, alloc_tag_cttype, NULL, ctx_show);
+}
+
+static ssize_t ctx_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	return ctx_control(NULL, ubuf, len);
+}
+
+static const struct file_operations ctx_fops = {
+	.open		= ctx_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.write		= ctx_write,
+	.release	= codetag_seq_release,
+};
+
+static int ctx_max_get(void *data, u64 *val)
+{
+	*val = alloc_tag_ctx_get_max();
+	return 0;
+}
+
+static int ctx_max_set(void *data, u64 val)
+{
+	return alloc_tag_ctx_set_max(min_t(u64, val, UINT_MAX));
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(ctx_max_fops, ctx_max_get, ctx_max_set, "%llu\n");
+
+static int __init alloc_tag_ctx_init(void)
+{
+	if (IS_ERR_OR_NULL(alloc_tag_cttype))
+		return 0;
+	debugfs_create_file("alloc_tags.ctx", 0600, NULL, NULL, &ctx_fops);
+	debugfs_create_file_unsafe("alloc_tags.ctx_max", 0600, NULL, NULL,
+				   &ctx_max_fops);
+	return 0;
+}
+late_initcall(alloc_tag_ctx_init);
