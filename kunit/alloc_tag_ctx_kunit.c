@@ -153,7 +153,7 @@ static void alloc_tag_ctx_test_kmalloc(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, c.sizes[i], obj_sizes[i]);
 	KUNIT_EXPECT_TRUE(test, c.task_ok);
 	KUNIT_EXPECT_TRUE_MSG(test, c.stack_ok,
-			      "stack without ctx_test_kmalloc <- alloc_tag_ctx_test_kmalloc");
+			      "stack without the allocating function and its caller");
 
 	/* Free the 64-byte one: the others stay, in order. */
 	kfree(objs[1]);
@@ -220,7 +220,7 @@ static void alloc_tag_ctx_test_families(struct kunit *test)
 	void *v, *obj;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	control(test, "func ctx_test_alloc_pages enable; func ctx_test_vmalloc enable; func ctx_test_alloc_percpu enable; func ctx_test_cache_alloc enable");
+	control(test, "func ctx_test_* enable");
 
 	page = ctx_test_alloc_pages(2);
 	KUNIT_ASSERT_NOT_NULL(test, page);
@@ -258,7 +258,7 @@ static void alloc_tag_ctx_test_families(struct kunit *test)
 	census(test, &c, "ctx_test_cache_alloc", NULL);
 	KUNIT_EXPECT_EQ(test, c.nr, 0);
 
-	control(test, "func ctx_test_alloc_pages disable; func ctx_test_vmalloc disable; func ctx_test_alloc_percpu disable; func ctx_test_cache_alloc disable");
+	control(test, "func ctx_test_* disable");
 	kmem_cache_destroy(s);
 }
 
@@ -375,6 +375,7 @@ static struct kunit_suite alloc_tag_ctx_test_suite = {
 	.exit = alloc_tag_ctx_test_exit,
 	.test_cases = alloc_tag_ctx_test_cases,
 };
+
 kunit_test_suite(alloc_tag_ctx_test_suite);
 
 MODULE_LICENSE("GPL");

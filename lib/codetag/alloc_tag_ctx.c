@@ -250,8 +250,10 @@ bool alloc_tag_ctx_begin(unsigned long ip)
 	struct ctx_site *site;
 	unsigned long flags;
 
-	if (!alloc_tag_is_real(tag) || in_nmi() ||
-	    !mem_alloc_profiling_enabled() || !smp_load_acquire(&ctx_table))
+	if (!alloc_tag_is_real(tag) || in_nmi() || !mem_alloc_profiling_enabled())
+		return false;
+	/* Pairs with prepare(): a table seen is a table set up. */
+	if (!smp_load_acquire(&ctx_table))
 		return false;
 	if (!site_may_capture(tag))
 		return false;
@@ -293,10 +295,9 @@ bool alloc_tag_ctx_begin(unsigned long ip)
 /**
  * alloc_tag_ctx_end() - the allocation call of alloc_tag_ctx_begin() returned
  *
- * Gives the current task its tag back. A context that no allocation
- * keeps (the allocation failed, or was made elsewhere) is freed.
- *
- * Context: any but NMI.
+ * Context: any but NMI. Gives the current task its tag back; a context
+ * that no allocation keeps (the allocation failed, or was made elsewhere)
+ * is freed.
  */
 void alloc_tag_ctx_end(void)
 {
@@ -633,6 +634,7 @@ static int prepare(void)
 	for (i = 0; i < ALLOC_TAG_CTX_IDS; i++)
 		ctx_free_ids[i] = ALLOC_TAG_CTX_IDS - 1 - i;
 	ctx_nr_free = ALLOC_TAG_CTX_IDS;
+	/* The numbers and the cache before the table that says they exist. */
 	smp_store_release(&ctx_table, table);
 	return 0;
 }
@@ -645,11 +647,11 @@ static int ctx_parse(void *data, char **words, int nr_words)
 		pr_err("alloc_tags.ctx: no action: enable or disable\n");
 		return -EINVAL;
 	}
-	if (!strcmp(words[0], "enable"))
+	if (!strcmp(words[0], "enable")) {
 		*enable = true;
-	else if (!strcmp(words[0], "disable"))
+	} else if (!strcmp(words[0], "disable")) {
 		*enable = false;
-	else {
+	} else {
 		pr_err("alloc_tags.ctx: unknown action '%s': enable or disable\n",
 		       words[0]);
 		return -EINVAL;

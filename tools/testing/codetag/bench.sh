@@ -43,7 +43,7 @@ run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt prob
 
 printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
 printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
-rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_' "$B/bench-$1.txt"; }
+rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|+ctx ' "$B/bench-$1.txt"; }
 col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
 
 rows out | while read -r row out; do
@@ -53,6 +53,15 @@ rows out | while read -r row out; do
 		printf "%-22s %10s %10s %10s %+8.1f%% %+8.1f%%\n", r, a, b, c,
 			(b / a - 1) * 100, (c / a - 1) * 100 }'
 done
+
+echo
+awk '{ v[$1] = $2 }
+     END {
+	printf "alloc_tags.ctx, a kmalloc-64 pair at an enabled site: %.2f instructions, %+.2f over\n",
+		v["kmalloc-64+ctx"], v["kmalloc-64+ctx"] - v["kmalloc-64"]
+	printf "the same pair at a site that is not enabled (%.2f): capture, stack depot lookup, drop\n",
+		v["kmalloc-64"]
+     }' "$B/bench-on.txt"
 
 echo
 printf '%-22s %10s %10s %10s %9s %9s\n' "fault points" "no points" off armed "off-no" "armed-no"

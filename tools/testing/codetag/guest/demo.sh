@@ -22,6 +22,12 @@ insmod /modules/codetag_test_leak.ko
 run "echo 64 > $D/codetag_test_leak; grep func:leak_ $D/alloc_tags"
 run "echo 64 > $D/codetag_test_leak; grep func:leak_ $D/alloc_tags"
 run "grep func:leak_ /proc/allocinfo"
+say "Who calls the growing line? Capture its allocations' contexts"
+line=$(sed -n 's/.*codetag_test_leak.c:\([0-9]*\) .*func:leak_objects.*/\1/p' $D/alloc_tags)
+run "echo 'file tools/testing/codetag/modules/codetag_test_leak.c line $line enable' > $D/alloc_tags.ctx"
+run "sh -c 'echo 1 > $D/codetag_test_leak'"
+run "cat $D/alloc_tags.ctx"
+run "echo 'file tools/testing/codetag/modules/codetag_test_leak.c line $line disable' > $D/alloc_tags.ctx"
 say "Unloaded with live allocations: its tags are kept until they are freed"
 run "rmmod codetag_test_leak; dmesg | grep 'unloaded with'"
 run "grep func:leak_ $D/alloc_tags"

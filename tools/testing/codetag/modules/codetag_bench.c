@@ -13,6 +13,7 @@
  * dynamic_fault() point in it.
  */
 
+#include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/codetag/errcode.h>
 #include <linux/codetag/time_stats.h>
@@ -201,6 +202,31 @@ static void bench_time_stats(void)
 }
 #endif
 
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+/*
+ * A site enabled in alloc_tags.ctx: each pair captures a context (task,
+ * time, a stack found in the stack depot) and drops it.
+ */
+static noinline void bench_ctx(void)
+{
+	int ret;
+
+	if (!mem_alloc_profiling_enabled())
+		return;
+	ret = alloc_tag_ctx_control("func bench_ctx enable");
+	if (ret <= 0) {
+		pr_err("codetag_bench: cannot enable bench_ctx: %d\n", ret);
+		return;
+	}
+	BENCH_ROW("kmalloc-64+ctx", kmalloc(64, GFP_KERNEL), kfree(p));
+	alloc_tag_ctx_control("func bench_ctx disable");
+}
+#else
+static void bench_ctx(void)
+{
+}
+#endif
+
 static int __init codetag_bench_init(void)
 {
 	bench_cache = kmem_cache_create("codetag_bench", 64, 0, 0, NULL);
@@ -214,6 +240,7 @@ static int __init codetag_bench_init(void)
 	BENCH_ROW("__get_free_page", (void *)__get_free_page(GFP_KERNEL),
 		  free_page((unsigned long)p));
 	bench_vmalloc();
+	bench_ctx();
 	BENCH_CALLS("call", bench_call(i));
 	BENCH_CALLS("call+fault_point", bench_call_point(i));
 	BENCH_CALLS("call_leaf", bench_leaf(i));

@@ -1,0 +1,139 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Allocation contexts seen from a shell: the original presentation's two
+# command lines, verbatim, on the page-table site that fork fills; then a
+# leak hunt on the test module: a growing line in alloc_tags, its site
+# enabled in alloc_tags.ctx, and the leaker's pid, comm and stack read
+# back. Also the cap, malformed commands and a module unloaded with
+# captured allocations still live.
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+A=$D/alloc_tags
+C=$D/alloc_tags.ctx
+X=$D/alloc_tags.ctx_max
+M=/modules
+
+check "alloc_tags.ctx and alloc_tags.ctx_max are root-only (0600)" \
+	[ "$(stat -c %a $C)$(stat -c %a $X)" = 600600 ]
+check_eq "no site is enabled at boot: alloc_tags.ctx is empty" "$(cat $C)" ""
+
+# ctx_blocks FILE: one line per context, "size pid tgid comm ts|stack|...".
+ctx_blocks() {
+	awk '/^size: / { if (c) print c; c = $2; next }
+	     /^(pid|tgid|comm|ts): / { c = c " " $2; next }
+	     /^call stack:$/ { c = c " |"; next }
+	     /^  / { sub(/^  /, ""); c = c $0 "|"; next }
+	     END { if (c) print c }' "$1"
+}
+
+# The seed's command lines, verbatim. Forks from "sh -c": the child's page
+# tables are copied by the forking shell. The children live on (subshells
+# that do not exec), and so do their page tables.
+if echo "file include/asm-generic/pgalloc.h line 63 enable" > /sys/kernel/debug/alloc_tags.ctx; then
+	ok "echo 'file include/asm-generic/pgalloc.h line 63 enable' > alloc_tags.ctx"
+else
+	notok "echo 'file include/asm-generic/pgalloc.h line 63 enable' > alloc_tags.ctx"
+fi
+sh -c '(sleep 30; true) & (sleep 30; true) & sleep 1; echo $$ > /tmp/forker; wait' &
+sleep 3
+cat /sys/kernel/debug/alloc_tags.ctx > /tmp/ctx
+head -12 /tmp/ctx
+check "its first line is the site, as in alloc_tags: include/asm-generic/pgalloc.h:63 module:pgtable func:__pte_alloc_one" \
+	grep -Eqx '[0-9]+(B|KiB|MiB) [0-9]+ include/asm-generic/pgalloc.h:63 module:pgtable func:__pte_alloc_one' /tmp/ctx
+check_eq "... the same line as alloc_tags has for it" \
+	"$(head -1 /tmp/ctx | cut -d' ' -f3-)" \
+	"$(grep 'include/asm-generic/pgalloc.h:63 ' $A | cut -d' ' -f3-)"
+ctx_blocks /tmp/ctx > /tmp/ctx.lines
+check "every context has size 4096, pid, tgid, comm, ts and a call stack" \
+	awk '$1 != 4096 || $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ ||
+	     $5 !~ /^[0-9]+$/ || $6 !~ /^\|[a-z_].*\+0x[0-9a-f]+\/0x[0-9a-f]+\|/ { bad = 1 }
+	     END { exit bad || NR == 0 }' /tmp/ctx.lines
+forker=$(cat /tmp/forker)
+check "the forking shell's contexts: comm sh, its pid, a stack through the fork path" \
+	awk -v p="$forker" '$2 == p && $3 == p && $4 == "sh" &&
+		/\|pte_alloc_one\+/ && /\|__pte_alloc\+/ && /\|copy_page_range\+/ &&
+		/\|copy_process\+/ { found = 1 } END { exit !found }' /tmp/ctx.lines
+check "no more contexts than live allocations at the site" \
+	[ "$(wc -l < /tmp/ctx.lines)" -le "$(head -1 /tmp/ctx | cut -d' ' -f2)" ]
+check "each context lives as long as its allocation: the children's go when they exit" \
+	sh -c "kill $forker 2>/dev/null; killall sleep; sleep 1; ! grep -q 'pid: $forker\$' $C"
+echo "file include/asm-generic/pgalloc.h line 63 disable" > $C
+check_eq "disable drops the site and all its contexts" "$(cat $C)" ""
+
+# A leak hunt. A line of alloc_tags keeps growing...
+insmod $M/codetag_test_holder.ko
+insmod $M/codetag_test_leak.ko
+leak_line() { grep 'codetag_test_leak.c:[0-9]* module:codetag_test_leak func:leak_objects' $A; }
+echo 8 > $D/codetag_test_leak
+l1=$(leak_line)
+echo 8 > $D/codetag_test_leak
+l2=$(leak_line)
+check_eq "the leaking line grows: 8 then 16 objects" \
+	"$(echo $l1 | cut -d' ' -f2) $(echo $l2 | cut -d' ' -f2)" "8 16"
+# ... enable its site by file and line, as alloc_tags names it ...
+line=$(echo "$l2" | sed -n 's/.*codetag_test_leak.c:\([0-9]*\) .*/\1/p')
+echo "file tools/testing/codetag/modules/codetag_test_leak.c line $line enable" > $C
+check "enabling the leaking line by file and line lists it, without contexts yet" \
+	sh -c "grep -q 'codetag_test_leak.c:$line module:codetag_test_leak func:leak_objects' $C &&
+	       ! grep -q '^size:' $C"
+# ... and the next leaks say who made them.
+sh -c 'echo $$ > /tmp/leaker; echo 3 > /sys/kernel/debug/codetag_test_leak'
+leaker=$(cat /tmp/leaker)
+cat $C > /tmp/ctx
+cat /tmp/ctx
+ctx_blocks /tmp/ctx > /tmp/ctx.lines
+check_eq "one context per new leaked object" "$(wc -l < /tmp/ctx.lines)" 3
+check "each names the leaker: size 128, its pid and comm, the write path into the module" \
+	awk -v p="$leaker" '$1 != 128 || $2 != p || $3 != p || $4 != "sh" ||
+		!/\|leak_objects\+0x[0-9a-f]+\/0x[0-9a-f]+ \[codetag_test_leak\]\|/ ||
+		!/\|leak_write\+/ || !/\|vfs_write\+/ { bad = 1 }
+		END { exit bad || NR != 3 }' /tmp/ctx.lines
+check "timestamps are ns of local_clock, in allocation order" \
+	awk '{ if ($5 < last) bad = 1; last = $5 } END { exit bad }' /tmp/ctx.lines
+check_eq "the site line still counts every live object" \
+	"$(head -1 /tmp/ctx | cut -d' ' -f2)" 19
+
+# The cap: contexts beyond it are counted, and the allocations succeed.
+echo 4 > $X
+check_eq "alloc_tags.ctx_max takes a new cap" "$(cat $X)" 4
+check "... and refuses one above 4096" \
+	sh -c "! echo 5000 > $X 2>/dev/null && [ \$(cat $X) = 4 ]"
+echo 3 > $D/codetag_test_leak
+ctx_blocks $C > /tmp/ctx.lines
+check_eq "no more contexts than the cap" "$(wc -l < /tmp/ctx.lines)" 4
+check "the allocations beyond it are counted as not captured" \
+	grep -qx 'not captured: 2' $C
+check_eq "... and were made all the same" "$(leak_line | cut -d' ' -f2)" 22
+echo 1024 > $X
+
+# Bad input changes nothing.
+dmesg_mark
+check "a malformed command is refused with EINVAL" \
+	sh -c "! echo 'file codetag_test_leak.c enable please' > $C 2>/tmp/err && grep -q 'Invalid argument' /tmp/err"
+check "... the log names the wrong word" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"'please' after 'enable'\""
+check "an unknown action is refused" \
+	sh -c "! echo 'file codetag_test_leak.c capture' > $C 2>/dev/null"
+check "a query that matches nothing is refused (ENOENT)" \
+	sh -c "! echo 'file no_such_file.c enable' > $C 2>/tmp/err && grep -q 'No such file' /tmp/err"
+check_eq "... and nothing changed" "$(ctx_blocks $C | wc -l)" 4
+
+# Frees drop exactly their contexts; unloading the module drops its sites.
+echo 1 > $D/codetag_test_holder
+check "freeing the leaked objects drops their contexts" \
+	sh -c "grep -q 'func:leak_objects' $C && ! grep -q '^size:' $C"
+echo 2 > $D/codetag_test_leak
+check_eq "captured again after the free" "$(ctx_blocks $C | wc -l)" 2
+dmesg_mark
+rmmod codetag_test_leak
+check "unloading the module drops its sites from alloc_tags.ctx" \
+	sh -c "! grep -q codetag_test_leak $C"
+check "its captured allocations are still charged, to the kept site" \
+	grep -q '^256B 2 .*func:leak_objects \[unloaded\]$' $A
+echo 1 > $D/codetag_test_holder
+check "freeing them later discharges the kept site" \
+	grep -q '^0B 0 .*func:leak_objects \[unloaded\]$' $A
+rmmod codetag_test_holder
+check_eq "nothing is left enabled" "$(cat $C)" ""
