@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/codetag/alloc_tag.h>
 #include <linux/codetag/alloc_tag_ctx.h>
+#include <linux/codetag/dynamic_fault.h>
 #include <linux/gfp.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
@@ -327,6 +328,46 @@ static void alloc_tag_ctx_test_no_recursion(struct kunit *test)
 	control(test, "file alloc_tag_ctx.c disable; func ctx_test_kmalloc disable");
 }
 
+/*
+ * A site's memory fault point is its capture switch too: arming and
+ * disarming faults there leaves the capture alone, and a failed
+ * allocation leaves no context.
+ */
+static void alloc_tag_ctx_test_with_faults(struct kunit *test)
+{
+	struct ctx_census c;
+	void *obj;
+
+	control(test, "func ctx_test_kmalloc enable");
+	KUNIT_ASSERT_EQ(test, dynamic_fault_control("func ctx_test_kmalloc oneshot"), 1);
+	obj = ctx_test_kmalloc(64);
+	KUNIT_EXPECT_NULL(test, obj);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, 0);
+
+	obj = ctx_test_kmalloc(64);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, 1);
+	kfree(obj);
+
+	/* Disarmed, the point still captures. */
+	KUNIT_ASSERT_EQ(test, dynamic_fault_control("func ctx_test_kmalloc disable"), 1);
+	obj = ctx_test_kmalloc(64);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, 1);
+	kfree(obj);
+
+	/* And with the capture off, neither. */
+	control(test, "func ctx_test_kmalloc disable");
+	obj = ctx_test_kmalloc(64);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, 0);
+	kfree(obj);
+}
+
 /* Malformed commands are refused and enable nothing. */
 static void alloc_tag_ctx_test_malformed(struct kunit *test)
 {
@@ -365,6 +406,7 @@ static struct kunit_case alloc_tag_ctx_test_cases[] = {
 	KUNIT_CASE(alloc_tag_ctx_test_families),
 	KUNIT_CASE(alloc_tag_ctx_test_cap),
 	KUNIT_CASE(alloc_tag_ctx_test_no_recursion),
+	KUNIT_CASE(alloc_tag_ctx_test_with_faults),
 	KUNIT_CASE(alloc_tag_ctx_test_malformed),
 	{}
 };

@@ -453,13 +453,16 @@ out:
  */
 struct alloc_tag *alloc_tag_ctx_page_tag(unsigned int ref)
 {
+	struct alloc_tag *tag = NULL;
 	unsigned long flags, e;
 
 	spin_lock_irqsave(&ctx_lock, flags);
 	e = ctx_table[id_of_page_ref(ref)];
+	/* Under the lock: a disable may free the context right after. */
+	if (e)
+		tag = entry_tag(e);
 	spin_unlock_irqrestore(&ctx_lock, flags);
-	/* A tag stays while its allocations live; the entry may not. */
-	return e ? entry_tag(e) : NULL;
+	return tag;
 }
 
 /**

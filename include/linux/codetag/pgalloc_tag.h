@@ -29,9 +29,9 @@
  * a page of an allocation site that captures keeps its context's number.
  */
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
-#define ALLOC_TAG_CTX_FIRST_REF	((1U << ALLOC_TAG_REF_WIDTH) - ALLOC_TAG_CTX_IDS)
+#define ALLOC_TAG_CTX_FIRST_REF	(BIT(ALLOC_TAG_REF_WIDTH) - ALLOC_TAG_CTX_IDS)
 #else
-#define ALLOC_TAG_CTX_FIRST_REF	(1U << ALLOC_TAG_REF_WIDTH)
+#define ALLOC_TAG_CTX_FIRST_REF	BIT(ALLOC_TAG_REF_WIDTH)
 #endif
 
 static inline bool alloc_tag_ref_is_ctx(unsigned int ref)
@@ -197,13 +197,14 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
 		return;
 	set_page_alloc_tag_ref(page, 0);
 	if (likely(ref <= nr_alloc_tags_vmlinux())) {
-		tag = alloc_tags_vmlinux() + ref - 1;
-	} else if (alloc_tag_ref_is_ctx(ref)) {
+		alloc_tag_sub(alloc_tags_vmlinux() + ref - 1, PAGE_SIZE << order);
+		return;
+	}
+	if (alloc_tag_ref_is_ctx(ref)) {
 		alloc_tag_ctx_page_discharge(ref, PAGE_SIZE << order);
 		return;
-	} else {
-		tag = alloc_tag_of_ref(ref);
 	}
+	tag = alloc_tag_of_ref(ref);
 	if (tag)
 		alloc_tag_sub(tag, PAGE_SIZE << order);
 }

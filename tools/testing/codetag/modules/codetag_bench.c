@@ -207,19 +207,25 @@ static void bench_time_stats(void)
  * A site enabled in alloc_tags.ctx: each pair captures a context (task,
  * time, a stack found in the stack depot) and drops it.
  */
-static noinline void bench_ctx(void)
+static noinline void bench_ctx_row(void)
+{
+	BENCH_ROW("kmalloc-64+ctx", kmalloc(64, GFP_KERNEL), kfree(p));
+}
+
+static void bench_ctx(void)
 {
 	int ret;
 
 	if (!mem_alloc_profiling_enabled())
 		return;
-	ret = alloc_tag_ctx_control("func bench_ctx enable");
+	ret = alloc_tag_ctx_control("func bench_ctx_row enable");
 	if (ret <= 0) {
-		pr_err("codetag_bench: cannot enable bench_ctx: %d\n", ret);
+		pr_err("codetag_bench: cannot enable the context row's site: %d\n",
+		       ret);
 		return;
 	}
-	BENCH_ROW("kmalloc-64+ctx", kmalloc(64, GFP_KERNEL), kfree(p));
-	alloc_tag_ctx_control("func bench_ctx disable");
+	bench_ctx_row();
+	alloc_tag_ctx_control("func bench_ctx_row disable");
 }
 #else
 static void bench_ctx(void)

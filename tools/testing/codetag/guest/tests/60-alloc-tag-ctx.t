@@ -51,6 +51,13 @@ check "every context has size 4096, pid, tgid, comm, ts and a call stack" \
 	     $5 !~ /^[0-9]+$/ || $6 !~ /^\|[a-z_].*\+0x[0-9a-f]+\/0x[0-9a-f]+\|/ { bad = 1 }
 	     END { exit bad || NR == 0 }' /tmp/ctx.lines
 forker=$(cat /tmp/forker)
+# For people watching: the forking shell's first context.
+awk -v p="$forker" '
+	/^size: / { if (keep) exit; blk = $0; next }
+	{ blk = blk "\n" $0 }
+	/^pid: / { mine = ($2 == p) }
+	/copy_page_range/ && mine { keep = 1 }
+	END { if (keep) print blk }' /tmp/ctx
 check "the forking shell's contexts: comm sh, its pid, a stack through the fork path" \
 	awk -v p="$forker" '$2 == p && $3 == p && $4 == "sh" &&
 		/\|pte_alloc_one\+/ && /\|__pte_alloc\+/ && /\|copy_page_range\+/ &&
