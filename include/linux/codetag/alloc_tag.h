@@ -184,16 +184,20 @@ static inline void alloc_tag_show_mem(void) {}
  *
  * Each of the two costs one static branch while it is off. Both tags are
  * defined here, once: the call is written out once per combination. The
- * fault point is the inner one, so that its slow path sees this line's
- * tag as the current task's: that is how a site enabled in alloc_tags.ctx
- * captures its allocations' contexts, for the price of the point's
+ * fault point's branch is the outer one, so that the code of a site whose
+ * point is disarmed is the same as without points; while it is armed,
+ * the point's slow path runs inside the profiling wrapper and sees this
+ * line's tag as the current task's: that is how a site enabled in
+ * alloc_tags.ctx captures its allocations' contexts, for the price of the
  * static branch that every site pays anyway.
  */
 #define alloc_hooks(...) ({						\
 	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
 	DEFINE_MEMORY_FAULT_POINT(_mf);					\
 									\
-	alloc_profile_hooks(&_alloc_tag, memory_fault_hooks(__VA_ARGS__)); \
+	memory_fault_hooks(alloc_profile_hooks(&_alloc_tag, __VA_ARGS__), \
+			   alloc_profile_hooks(&_alloc_tag,		\
+					       memory_fault_call(__VA_ARGS__))); \
 })
 
 #endif /* _LINUX_CODETAG_ALLOC_TAG_H */

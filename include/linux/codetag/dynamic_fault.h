@@ -103,31 +103,44 @@ void memory_fault_pop(unsigned long old);
 
 /**
  * memory_fault_hooks() - a memory fault point for an allocation call
+ * @_fast: the call as made while the point is disarmed
+ * @_slow: the call as made while it is armed: memory_fault_call() of it,
+ *	inside the same wrappers as @_fast
+ *
+ * Part of alloc_hooks(). The point is ``_mf``, which the caller defines
+ * once per site with DEFINE_MEMORY_FAULT_POINT(_mf): alloc_hooks()
+ * expands the call more than once per site, and a point defined with it
+ * would be defined more than once. Disarmed, the call costs one static
+ * branch more and nothing else, and the code of @_fast is what it would be
+ * without the point.
+ */
+#define memory_fault_hooks(_fast, _slow) ({				\
+	typeof(_fast) _mf_res;						\
+									\
+	if (static_branch_unlikely(&_mf.armed))				\
+		_mf_res = (_slow);					\
+	else								\
+		_mf_res = (_fast);					\
+	_mf_res;							\
+})
+
+/**
+ * memory_fault_call() - an allocation call at an armed memory fault point
  * @...: the call of a ``_noprof`` allocator
  *
- * The point is ``_mf``, which the caller defines once per site with
- * DEFINE_MEMORY_FAULT_POINT(_mf): alloc_hooks() expands this macro more
- * than once per site, and a point defined here would be defined twice.
- *
- * Part of alloc_hooks(). While the point is armed it is made pending for
- * the call, and the allocator's entry point (memory_fault_pending())
- * decides, knowing the gfp flags, and fails the allocation exactly as a
- * real shortage would. Disarmed, the call costs one static branch more
- * and nothing else. The same branch is the site's switch for capturing
- * allocation contexts (alloc_tags.ctx).
+ * The point ``_mf`` is made pending for the call, and the allocator's
+ * entry point (memory_fault_pending()) decides, knowing the gfp flags,
+ * and fails the allocation exactly as a real shortage would. Inside
+ * alloc_profile_hooks(), so that the point's slow path sees the site's
+ * tag as the current task's: the same static branch is the site's switch
+ * for capturing allocation contexts (alloc_tags.ctx).
  */
-#define memory_fault_hooks(...) ({					\
-	typeof(__VA_ARGS__) _mf_res;					\
+#define memory_fault_call(...) ({					\
+	unsigned long _mf_old = memory_fault_push(&_mf);		\
+	typeof(__VA_ARGS__) _mf_call_res = __VA_ARGS__;			\
 									\
-	if (static_branch_unlikely(&_mf.armed)) {			\
-		unsigned long _mf_old = memory_fault_push(&_mf);	\
-									\
-		_mf_res = __VA_ARGS__;					\
-		memory_fault_pop(_mf_old);				\
-	} else {							\
-		_mf_res = __VA_ARGS__;					\
-	}								\
-	_mf_res;							\
+	memory_fault_pop(_mf_old);					\
+	_mf_call_res;							\
 })
 
 DECLARE_STATIC_KEY_FALSE(memory_faults_armed_key);
@@ -160,7 +173,8 @@ int dynamic_fault_control(const char *cmds);
 
 #define dynamic_fault(_class)		false
 #define DEFINE_MEMORY_FAULT_POINT(_name)
-#define memory_fault_hooks(...)		(__VA_ARGS__)
+#define memory_fault_hooks(_fast, _slow)	(_fast)
+#define memory_fault_call(...)			(__VA_ARGS__)
 
 static inline bool memory_fault_pending(gfp_t gfp)
 {
