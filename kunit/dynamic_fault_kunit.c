@@ -684,7 +684,7 @@ static void dynamic_fault_test_memory_context(struct kunit *test)
 	tasklet_schedule(&sa.tasklet);
 	local_bh_enable();	/* the tasklet runs here, on this task */
 	p = kmalloc(64, GFP_KERNEL);
-	memory_fault_pop(old);
+	memory_fault_pop(old, 0);
 
 	KUNIT_EXPECT_NOT_NULL_MSG(test, sa.p, "the softirq took the task's fault");
 	KUNIT_EXPECT_NULL_MSG(test, p, "the task's allocation did not fail");

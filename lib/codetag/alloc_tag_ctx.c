@@ -109,6 +109,8 @@ static LIST_HEAD(ctx_sites);
 
 /* Allocated when the first site is enabled, never freed. */
 static unsigned long *ctx_table;
+struct alloc_tag **alloc_tag_ctx_tags;
+unsigned long *alloc_tag_ctx_bytes;
 static u16 *ctx_free_ids;
 static unsigned int ctx_nr_free;
 static struct kmem_cache *ctx_cache;
@@ -159,6 +161,7 @@ static struct ctx_site *find_site(const struct alloc_tag *tag)
 static void release_id(unsigned int id)
 {
 	ctx_table[id] = 0;
+	WRITE_ONCE(alloc_tag_ctx_tags[id], NULL);
 	ctx_free_ids[ctx_nr_free++] = id;
 }
 
@@ -184,10 +187,13 @@ static struct alloc_tag_ctx *unlink_ctx(unsigned int id)
 		release_id(id);
 		return NULL;
 	}
+	if (ctx->in_call) {
+		/* Freed before its call returned: the context is for no one. */
+		WRITE_ONCE(alloc_tag_ctx_bytes[id], 0);
+		return NULL;
+	}
 	list_del(&ctx->link);
 	ctx->charged = false;
-	if (ctx->in_call)
-		return NULL;
 	release_id(id);
 	ctx_count--;
 	return ctx;
@@ -279,6 +285,8 @@ bool alloc_tag_ctx_begin(unsigned long ip)
 	if (ctx && site && ctx_count < READ_ONCE(ctx_max) && ctx_nr_free) {
 		ctx->id = ctx_free_ids[--ctx_nr_free];
 		ctx_table[ctx->id] = (unsigned long)ctx;
+		WRITE_ONCE(alloc_tag_ctx_tags[ctx->id], tag);
+		WRITE_ONCE(alloc_tag_ctx_bytes[ctx->id], 0);
 		ctx_count++;
 		spin_unlock_irqrestore(&ctx_lock, flags);
 		current->alloc_tag = ref_of_id(ctx->id);
@@ -295,30 +303,38 @@ bool alloc_tag_ctx_begin(unsigned long ip)
 /**
  * alloc_tag_ctx_end() - the allocation call of alloc_tag_ctx_begin() returned
  *
- * Context: any but NMI. Gives the current task its tag back; a context
- * that no allocation keeps (the allocation failed, or was made elsewhere)
- * is freed.
+ * Context: any but NMI. Gives the current task its tag back. The context
+ * goes to the allocation that took its number during the call, if one
+ * did and is still live (alloc_tag_ctx_charge()); otherwise it is freed.
  */
 void alloc_tag_ctx_end(void)
 {
 	struct alloc_tag *ref = current->alloc_tag;
 	struct alloc_tag_ctx *ctx, *unused = NULL;
 	unsigned int id = id_of_ref(ref);
-	unsigned long flags, e;
+	struct ctx_site *site;
+	unsigned long flags;
+	size_t bytes;
 
 	if (WARN_ON_ONCE(!alloc_tag_is_ctx(ref)))
 		return;
 	spin_lock_irqsave(&ctx_lock, flags);
-	e = ctx_table[id];
-	current->alloc_tag = entry_tag(e);
-	ctx = entry_ctx(e);
-	if (ctx) {
-		ctx->in_call = false;
-		if (!ctx->charged) {
-			release_id(id);
-			ctx_count--;
-			unused = ctx;
-		}
+	ctx = entry_ctx(ctx_table[id]);
+	current->alloc_tag = ctx->tag;
+	ctx->in_call = false;
+	bytes = xchg(&alloc_tag_ctx_bytes[id], 0);
+	site = find_site(ctx->tag);
+	if (bytes && site) {
+		link_ctx(ctx, site, bytes);
+	} else if (bytes) {
+		/* Disabled meanwhile: the allocation keeps the number alone. */
+		ctx_table[id] = (unsigned long)ctx->tag | CTX_TAG_ONLY;
+		ctx_count--;
+		unused = ctx;
+	} else {
+		release_id(id);
+		ctx_count--;
+		unused = ctx;
 	}
 	spin_unlock_irqrestore(&ctx_lock, flags);
 	if (unused)
@@ -327,57 +343,13 @@ void alloc_tag_ctx_end(void)
 
 /* ---- The allocators' slow paths ---------------------------------------- */
 
-/*
- * ctx_lock held: the context in entry @e, if the allocation being charged
- * may keep it; otherwise the allocation is not captured.
- */
-static struct alloc_tag_ctx *ctx_to_link(unsigned long e,
-					 struct ctx_site **site)
-{
-	struct alloc_tag_ctx *ctx = entry_ctx(e);
-
-	*site = find_site(entry_tag(e));
-	if (ctx && !ctx->charged && *site)
-		return ctx;
-	/* A second allocation in the same call, or the site was disabled. */
-	if (*site)
-		(*site)->not_captured++;
-	return NULL;
-}
-
-/**
- * alloc_tag_ctx_charge() - charge a slab, vmalloc or per-CPU allocation
- * @ref: the context number in current->alloc_tag
- * @bytes: what the allocator handed out
- *
- * Context: any but NMI.
- * Return: what the allocation keeps: @ref, or the site's tag if it is
- * not captured.
- */
-struct alloc_tag *alloc_tag_ctx_charge(struct alloc_tag *ref, size_t bytes)
-{
-	unsigned int id = id_of_ref(ref);
-	struct alloc_tag_ctx *ctx;
-	struct ctx_site *site;
-	struct alloc_tag *tag;
-	unsigned long flags;
-
-	spin_lock_irqsave(&ctx_lock, flags);
-	tag = entry_tag(ctx_table[id]);
-	ctx = ctx_to_link(ctx_table[id], &site);
-	if (ctx)
-		link_ctx(ctx, site, bytes);
-	else
-		ref = tag;
-	spin_unlock_irqrestore(&ctx_lock, flags);
-	alloc_tag_add(tag, bytes);
-	return ref;
-}
-
 /**
  * alloc_tag_ctx_discharge() - discharge a freed allocation that kept a number
  * @ref: the number
  * @bytes: what alloc_tag_ctx_charge() was given for it
+ *
+ * Drops the context, unless the call that made the allocation has not
+ * returned yet: alloc_tag_ctx_end() then frees it.
  *
  * Context: any but NMI.
  */
@@ -407,62 +379,31 @@ void alloc_tag_ctx_discharge(struct alloc_tag *ref, size_t bytes)
  * @order: its order
  * @ref: the context number in current->alloc_tag
  *
- * As pgalloc_tag_add(): the block keeps the context's page reference
- * number, or the site's if it is not captured.
+ * As pgalloc_tag_add(), and as alloc_tag_ctx_charge(): the first block of
+ * the call keeps the context's page reference number, others the site's;
+ * a block with nowhere to keep a number is not charged.
  *
- * Context: any but NMI.
- * Return: false if the block could not be charged at all.
+ * Context: any but NMI; takes no lock.
  */
-bool alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
+void alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
 			       struct alloc_tag *ref)
 {
 	unsigned int id = id_of_ref(ref);
-	struct alloc_tag_ctx *ctx;
-	struct ctx_site *site;
-	struct alloc_tag *tag;
-	unsigned long flags;
-	unsigned int plain;
-	bool ok = false;
+	struct alloc_tag *tag = READ_ONCE(alloc_tag_ctx_tags[id]);
+	unsigned int plain = alloc_tag_ref(tag);
+	bool first;
 
-	spin_lock_irqsave(&ctx_lock, flags);
-	tag = entry_tag(ctx_table[id]);
 	/* A tag without a number charges no page, captured or not. */
-	plain = alloc_tag_ref(tag);
 	if (!plain)
-		goto out;
-	ctx = ctx_to_link(ctx_table[id], &site);
-	if (!set_page_alloc_tag_ref(page, ctx ? ALLOC_TAG_CTX_FIRST_REF + id :
-						plain))
-		goto out;
-	if (ctx)
-		link_ctx(ctx, site, PAGE_SIZE << order);
-	ok = true;
-out:
-	spin_unlock_irqrestore(&ctx_lock, flags);
-	if (ok)
-		pgalloc_tag_charged(tag, order);
-	return ok;
-}
-
-/**
- * alloc_tag_ctx_page_tag() - the tag of a page reference number of a context
- * @ref: the number
- *
- * Context: any but NMI.
- * Return: the site's tag.
- */
-struct alloc_tag *alloc_tag_ctx_page_tag(unsigned int ref)
-{
-	struct alloc_tag *tag = NULL;
-	unsigned long flags, e;
-
-	spin_lock_irqsave(&ctx_lock, flags);
-	e = ctx_table[id_of_page_ref(ref)];
-	/* Under the lock: a disable may free the context right after. */
-	if (e)
-		tag = entry_tag(e);
-	spin_unlock_irqrestore(&ctx_lock, flags);
-	return tag;
+		return;
+	first = !cmpxchg(&alloc_tag_ctx_bytes[id], 0, PAGE_SIZE << order);
+	if (!set_page_alloc_tag_ref(page, first ? ALLOC_TAG_CTX_FIRST_REF + id :
+						  plain)) {
+		if (first)
+			WRITE_ONCE(alloc_tag_ctx_bytes[id], 0);
+		return;
+	}
+	pgalloc_tag_charged(tag, order);
 }
 
 /**
@@ -477,29 +418,54 @@ void alloc_tag_ctx_page_discharge(unsigned int ref, size_t bytes)
 	alloc_tag_ctx_discharge(ref_of_id(id_of_page_ref(ref)), bytes);
 }
 
-/**
- * alloc_tag_ctx_page_shrink() - a block that kept a number is now one page
- * @ref: the page reference number, kept by the first page
- *
- * For a block split into pages, or freed but for its first page.
- *
- * Context: any but NMI.
- * Return: the site's own page reference number, for the other pages.
+/*
+ * The block that kept page reference number @ref is now its first page
+ * alone: its context, if it still has one, says so. Returns the site's
+ * tag and stores the site's own number in @plain.
  */
-unsigned int alloc_tag_ctx_page_shrink(unsigned int ref)
+static struct alloc_tag *shrink_to_one_page(unsigned int ref,
+					    unsigned int *plain)
 {
 	struct alloc_tag_ctx *ctx;
+	struct alloc_tag *tag;
 	unsigned long flags, e;
-	unsigned int plain;
 
 	spin_lock_irqsave(&ctx_lock, flags);
 	e = ctx_table[id_of_page_ref(ref)];
-	ctx = entry_ctx(e);
-	if (ctx)
+	tag = e ? entry_tag(e) : NULL;
+	ctx = e ? entry_ctx(e) : NULL;
+	if (ctx && ctx->in_call && READ_ONCE(alloc_tag_ctx_bytes[id_of_page_ref(ref)]))
+		WRITE_ONCE(alloc_tag_ctx_bytes[id_of_page_ref(ref)], PAGE_SIZE);
+	else if (ctx)
 		ctx->size = PAGE_SIZE;
-	plain = alloc_tag_ref(entry_tag(e));
+	*plain = tag ? alloc_tag_ref(tag) : 0;
 	spin_unlock_irqrestore(&ctx_lock, flags);
-	return plain;
+	return tag;
+}
+
+/**
+ * alloc_tag_ctx_page_split() - pgalloc_tag_split() for a block that kept a number
+ * @page: the block's first page
+ * @order: its order
+ * @ref: the page reference number it kept
+ *
+ * The first page keeps the context, now of one page; the others are
+ * charged to the site, as for pgalloc_tag_split().
+ *
+ * Context: any but NMI.
+ */
+void alloc_tag_ctx_page_split(struct page *page, unsigned int order,
+			      unsigned int ref)
+{
+	struct alloc_tag *tag;
+	unsigned int plain, i;
+
+	tag = shrink_to_one_page(ref, &plain);
+	if (!tag || !plain)
+		return;
+	for (i = 1; i < (1U << order); i++)
+		set_page_alloc_tag_ref(page + i, plain);
+	this_cpu_add(tag->counters->calls, (1U << order) - 1);
 }
 
 /* ---- Sites ------------------------------------------------------------- */
@@ -628,8 +594,17 @@ static int prepare(void)
 	if (!ctx_free_ids)
 		ctx_free_ids = kvmalloc_array(ALLOC_TAG_CTX_IDS,
 					      sizeof(*ctx_free_ids), GFP_KERNEL);
+	if (!alloc_tag_ctx_tags)
+		alloc_tag_ctx_tags = kvcalloc(ALLOC_TAG_CTX_IDS,
+					      sizeof(*alloc_tag_ctx_tags),
+					      GFP_KERNEL);
+	if (!alloc_tag_ctx_bytes)
+		alloc_tag_ctx_bytes = kvcalloc(ALLOC_TAG_CTX_IDS,
+					       sizeof(*alloc_tag_ctx_bytes),
+					       GFP_KERNEL);
 	table = kvcalloc(ALLOC_TAG_CTX_IDS, sizeof(*table), GFP_KERNEL);
-	if (!ctx_cache || !ctx_free_ids || !table) {
+	if (!ctx_cache || !ctx_free_ids || !alloc_tag_ctx_tags ||
+	    !alloc_tag_ctx_bytes || !table) {
 		kvfree(table);
 		return -ENOMEM;
 	}

@@ -203,14 +203,17 @@ EXPORT_SYMBOL_GPL(memory_fault_push);
 /**
  * memory_fault_pop() - end the allocation call of memory_fault_push()
  * @old: its return value
+ * @res: the result of the call, whatever its type, as an unsigned long
  *
  * Context: any.
+ * Return: @res.
  */
-void memory_fault_pop(unsigned long old)
+unsigned long memory_fault_pop(unsigned long old, unsigned long res)
 {
 	if (old & MEMORY_FAULT_CAPTURING)
 		alloc_tag_ctx_end();
 	current->memory_fault = old & ~MEMORY_FAULT_CAPTURING;
+	return res;
 }
 EXPORT_SYMBOL_GPL(memory_fault_pop);
 

@@ -57,9 +57,9 @@ struct alloc_tag_ctx_info {
  */
 #define ALLOC_TAG_NONE			((struct alloc_tag *)1UL)
 
-#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
 /* Slot values, and current->alloc_tag values, that are context numbers. */
 #define ALLOC_TAG_CTX_FIRST_ID		2UL
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
 #define ALLOC_TAG_CTX_LAST_ID		(ALLOC_TAG_CTX_FIRST_ID + ALLOC_TAG_CTX_IDS - 1)
 #else
 #define ALLOC_TAG_CTX_LAST_ID		1UL
@@ -87,13 +87,26 @@ static __always_inline bool alloc_tag_is_ctx(const struct alloc_tag *tag)
  * The allocators' slow paths, for context numbers only: never called
  * without CONFIG_MEM_ALLOC_PROFILING_CONTEXT.
  */
-struct alloc_tag *alloc_tag_ctx_charge(struct alloc_tag *ref, size_t bytes);
 void alloc_tag_ctx_discharge(struct alloc_tag *ref, size_t bytes);
-bool alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
+void alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
 			       struct alloc_tag *ref);
-struct alloc_tag *alloc_tag_ctx_page_tag(unsigned int ref);
 void alloc_tag_ctx_page_discharge(unsigned int ref, size_t bytes);
-unsigned int alloc_tag_ctx_page_shrink(unsigned int ref);
+void alloc_tag_ctx_page_split(struct page *page, unsigned int order,
+			      unsigned int ref);
+
+/*
+ * The site's tag of each context number in use, for the page allocator's
+ * paths that must not make a call: set before the number is handed out,
+ * cleared after the last allocation that kept it is freed.
+ */
+extern struct alloc_tag **alloc_tag_ctx_tags;
+
+/*
+ * What the allocation that took each context number during its call was
+ * charged, 0 while none has: the allocators' paths set it without a call
+ * (alloc_tag_ctx_charge()), alloc_tag_ctx_end() links the context.
+ */
+extern unsigned long *alloc_tag_ctx_bytes;
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
 

@@ -96,7 +96,7 @@ bool __dynamic_fault(struct dynamic_fault *df);
 })
 
 unsigned long memory_fault_push(struct dynamic_fault *df);
-void memory_fault_pop(unsigned long old);
+unsigned long memory_fault_pop(unsigned long old, unsigned long res);
 
 /* Defines the memory fault point of an allocation call site. */
 #define DEFINE_MEMORY_FAULT_POINT(_name)	DEFINE_DYNAMIC_FAULT(_name, "memory")
@@ -133,14 +133,15 @@ void memory_fault_pop(unsigned long old);
  * and fails the allocation exactly as a real shortage would. Inside
  * alloc_profile_hooks(), so that the point's slow path sees the site's
  * tag as the current task's: the same static branch is the site's switch
- * for capturing allocation contexts (alloc_tags.ctx).
+ * for capturing allocation contexts (alloc_tags.ctx). The call's result
+ * goes through memory_fault_pop(), so that it comes back in the register
+ * the disarmed paths leave it in, and the code they join is the same.
  */
 #define memory_fault_call(...) ({					\
 	unsigned long _mf_old = memory_fault_push(&_mf);		\
-	typeof(__VA_ARGS__) _mf_call_res = __VA_ARGS__;			\
 									\
-	memory_fault_pop(_mf_old);					\
-	_mf_call_res;							\
+	(typeof(__VA_ARGS__))memory_fault_pop(_mf_old,			\
+		(__force unsigned long)(__VA_ARGS__));			\
 })
 
 DECLARE_STATIC_KEY_FALSE(memory_faults_armed_key);

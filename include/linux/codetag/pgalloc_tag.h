@@ -107,6 +107,7 @@ static inline unsigned int alloc_tag_ref(struct alloc_tag *tag)
 	return READ_ONCE(tag->ct.flags) >> ALLOC_TAG_MODULE_REF_SHIFT;
 }
 
+/* The tag of a reference number that is not a context's. */
 static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 {
 	unsigned int i = ref - nr_alloc_tags_vmlinux() - 1;
@@ -115,8 +116,6 @@ static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 
 	if (ref <= nr_alloc_tags_vmlinux())
 		return ref ? alloc_tags_vmlinux() + ref - 1 : NULL;
-	if (alloc_tag_ref_is_ctx(ref))
-		return alloc_tag_ctx_page_tag(ref);
 	/* The module stays while a page charged to it is live. */
 	rcu_read_lock();
 	t = rcu_dereference(alloc_tag_module_refs);
@@ -221,12 +220,14 @@ static inline void pgalloc_tag_split(struct page *page, unsigned int order)
 
 	if (!ref || !order)
 		return;
+	/* One call, so that the callers' fast paths need no frame for it. */
+	if (alloc_tag_ref_is_ctx(ref)) {
+		alloc_tag_ctx_page_split(page, order, ref);
+		return;
+	}
 	tag = alloc_tag_of_ref(ref);
 	if (!tag)
 		return;
-	/* The head keeps the context, now of one page; the tails do not. */
-	if (alloc_tag_ref_is_ctx(ref))
-		ref = alloc_tag_ctx_page_shrink(ref);
 	for (i = 1; i < (1U << order); i++)
 		set_page_alloc_tag_ref(page + i, ref);
 	this_cpu_add(tag->counters->calls, (1U << order) - 1);
@@ -243,9 +244,11 @@ static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
 
 	if (!ref || !order)
 		return;
-	tag = alloc_tag_of_ref(ref);
+	/* No call: __free_pages() would need a stack frame for it. */
 	if (alloc_tag_ref_is_ctx(ref))
-		alloc_tag_ctx_page_shrink(ref);
+		tag = READ_ONCE(alloc_tag_ctx_tags[ref - ALLOC_TAG_CTX_FIRST_REF]);
+	else
+		tag = alloc_tag_of_ref(ref);
 	if (tag)
 		this_cpu_sub(tag->counters->bytes,
 			     (PAGE_SIZE << order) - PAGE_SIZE);
