@@ -663,20 +663,15 @@ static ssize_t ctx_control(const char *kbuf, const char __user *ubuf,
 			   size_t len)
 {
 	ssize_t ret;
-	char *buf;
 
 	mutex_lock(&ctx_mutex);
 	ret = prepare();
 	if (ret)
 		goto out;
-	if (ubuf) {
+	if (ubuf)
 		ret = codetag_control_write(alloc_tag_cttype, &ctx_ops, ubuf, len);
-	} else {
-		buf = kstrdup(kbuf, GFP_KERNEL);
-		ret = buf ? codetag_control_apply(alloc_tag_cttype, &ctx_ops, buf) :
-			    -ENOMEM;
-		kfree(buf);
-	}
+	else
+		ret = codetag_control_string(alloc_tag_cttype, &ctx_ops, kbuf);
 	if (ret >= 0)
 		memory_fault_set_capture(site_wanted);
 out:

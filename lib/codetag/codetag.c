@@ -1260,6 +1260,34 @@ out:
 EXPORT_SYMBOL_GPL(codetag_control_apply);
 
 /**
+ * codetag_control_string() - apply control commands from kernel code
+ * @cttype: the type
+ * @ops: the application's action parser and applier
+ * @cmds: the commands, as written to the control file
+ *
+ * For the applications' own *_control() functions: as
+ * codetag_control_apply() on a copy of @cmds.
+ *
+ * Context: process context; may sleep.
+ * Return: what codetag_control_apply() returns; -ENOMEM.
+ */
+ssize_t codetag_control_string(struct codetag_type *cttype,
+			       const struct codetag_control_ops *ops,
+			       const char *cmds)
+{
+	ssize_t ret;
+	char *buf;
+
+	buf = kstrdup(cmds, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = codetag_control_apply(cttype, ops, buf);
+	kfree(buf);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(codetag_control_string);
+
+/**
  * codetag_control_write() - the write() of an application's control file
  * @cttype: the type
  * @ops: the application's action parser and applier

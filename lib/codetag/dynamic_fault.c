@@ -550,19 +550,11 @@ static const struct codetag_control_ops dynamic_fault_ops = {
  */
 int dynamic_fault_control(const char *cmds)
 {
-	char *buf;
-	int ret;
-
 	if (!dynamic_fault_cttype)
 		return -ENODEV;
-	buf = WITHOUT_MEMORY_FAULTS(kstrdup(cmds, GFP_KERNEL));
-	if (!buf)
-		return -ENOMEM;
-	ret = WITHOUT_MEMORY_FAULTS(codetag_control_apply(dynamic_fault_cttype,
-							  &dynamic_fault_ops,
-							  buf));
-	kfree(buf);
-	return ret;
+	return WITHOUT_MEMORY_FAULTS(codetag_control_string(dynamic_fault_cttype,
+							    &dynamic_fault_ops,
+							    cmds));
 }
 EXPORT_SYMBOL_GPL(dynamic_fault_control);
 

@@ -407,16 +407,11 @@ static void time_stats_update_key(void)
  */
 int time_stats_control(const char *cmds)
 {
-	char *buf;
 	int ret;
 
 	if (!time_stats_cttype)
 		return -ENODEV;
-	buf = kstrdup(cmds, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = codetag_control_apply(time_stats_cttype, &time_stats_ops, buf);
-	kfree(buf);
+	ret = codetag_control_string(time_stats_cttype, &time_stats_ops, cmds);
 	if (ret > 0)
 		time_stats_update_key();
 	return ret;

@@ -221,6 +221,9 @@ bool codetag_query_match(const struct codetag_query *query,
 ssize_t codetag_control_write(struct codetag_type *cttype,
 			      const struct codetag_control_ops *ops,
 			      const char __user *ubuf, size_t len);
+ssize_t codetag_control_string(struct codetag_type *cttype,
+			       const struct codetag_control_ops *ops,
+			       const char *cmds);
 ssize_t codetag_control_apply(struct codetag_type *cttype,
 			      const struct codetag_control_ops *ops,
 			      char *buf);
