@@ -117,6 +117,20 @@ static void census(struct kunit *test, struct ctx_census *c,
 	KUNIT_ASSERT_GE(test, alloc_tag_ctx_for_each(count_ctx, c), 0);
 }
 
+/*
+ * One object of each size at ctx_test_kmalloc()'s site. Inlined, so that
+ * the test case itself is the caller on the contexts' stacks.
+ */
+static __always_inline void alloc_objs(struct kunit *test, void **objs)
+{
+	int i;
+
+	for (i = 0; i < NR_OBJS; i++) {
+		objs[i] = ctx_test_kmalloc(obj_sizes[i]);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+}
+
 static void control(struct kunit *test, const char *cmd)
 {
 	KUNIT_ASSERT_GT_MSG(test, alloc_tag_ctx_control(cmd), 0, "%s", cmd);
@@ -144,10 +158,7 @@ static void alloc_tag_ctx_test_kmalloc(struct kunit *test)
 	int i;
 
 	control(test, "func ctx_test_kmalloc enable");
-	for (i = 0; i < NR_OBJS; i++) {
-		objs[i] = ctx_test_kmalloc(obj_sizes[i]);
-		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
-	}
+	alloc_objs(test, objs);
 	census(test, &c, "ctx_test_kmalloc", "alloc_tag_ctx_test_kmalloc");
 	KUNIT_EXPECT_EQ(test, c.nr, NR_OBJS);
 	for (i = 0; i < NR_OBJS; i++)
@@ -183,10 +194,7 @@ static void alloc_tag_ctx_test_disable(struct kunit *test)
 	int i;
 
 	control(test, "func ctx_test_kmalloc enable");
-	for (i = 0; i < NR_OBJS; i++) {
-		objs[i] = ctx_test_kmalloc(obj_sizes[i]);
-		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
-	}
+	alloc_objs(test, objs);
 	census(test, &c, "ctx_test_kmalloc", NULL);
 	KUNIT_ASSERT_EQ(test, c.nr, NR_OBJS);
 	tag = container_of(c.site, struct alloc_tag, ct);
@@ -283,10 +291,7 @@ static void alloc_tag_ctx_test_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, alloc_tag_ctx_get_max(), existing + 3);
 
 	control(test, "func ctx_test_kmalloc enable");
-	for (i = 0; i < NR_OBJS; i++) {
-		objs[i] = ctx_test_kmalloc(obj_sizes[i]);
-		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
-	}
+	alloc_objs(test, objs);
 	census(test, &c, "ctx_test_kmalloc", NULL);
 	KUNIT_EXPECT_EQ(test, c.nr, 3);
 	KUNIT_ASSERT_NOT_NULL(test, c.site);

@@ -70,34 +70,38 @@ struct ctx_site {
 };
 
 /**
- * struct alloc_tag_ctx - the context of one allocation
- * @link: entry in its site's @contexts while @charged
- * @tag: the site
- * @site: the site's entry while @charged
- * @size: bytes charged for the allocation
+ * struct ctx_record - what alloc_tags.ctx reports of one allocation
+ * @tag: its site
+ * @size: bytes charged for it
  * @ts: local_clock() when the allocation call was made
  * @pid: the allocating task
  * @tgid: its thread group
  * @comm: its command name
  * @stack: the stack, in the stack depot; 0 if it could not be saved
- * @id: its number, the index of its entry in ctx_table
- * @in_call: the allocation call has not returned yet: the number is in
- *	current->alloc_tag, and only alloc_tag_ctx_end() may free it
- * @charged: an allocation keeps the number
  */
-struct alloc_tag_ctx {
-	struct list_head link;
+struct ctx_record {
 	struct alloc_tag *tag;
-	struct ctx_site *site;
 	size_t size;
 	u64 ts;
 	pid_t pid;
 	pid_t tgid;
 	char comm[TASK_COMM_LEN];
 	depot_stack_handle_t stack;
+};
+
+/**
+ * struct alloc_tag_ctx - the context of one allocation
+ * @link: entry in its site's @contexts once its call returned
+ * @rec: what is reported of the allocation
+ * @id: its number, the index of its entry in ctx_table
+ * @in_call: the allocation call has not returned yet: the number is in
+ *	current->alloc_tag, and only alloc_tag_ctx_end() may free it
+ */
+struct alloc_tag_ctx {
+	struct list_head link;
+	struct ctx_record rec;
 	u16 id;
 	bool in_call;
-	bool charged;
 };
 
 /* A table entry that holds a tag, not a context: the context is gone. */
@@ -143,7 +147,7 @@ static struct alloc_tag *entry_tag(unsigned long e)
 {
 	if (e & CTX_TAG_ONLY)
 		return (struct alloc_tag *)(e & ~CTX_TAG_ONLY);
-	return ((struct alloc_tag_ctx *)e)->tag;
+	return ((struct alloc_tag_ctx *)e)->rec.tag;
 }
 
 /* ctx_lock held. */
@@ -165,13 +169,17 @@ static void release_id(unsigned int id)
 	ctx_free_ids[ctx_nr_free++] = id;
 }
 
+/* ctx_lock held: the cap and the numbers allow one more context. */
+static bool room_for_one(void)
+{
+	return ctx_count < READ_ONCE(ctx_max) && ctx_nr_free;
+}
+
 /* ctx_lock held: an allocation keeps @ctx from now on. */
 static void link_ctx(struct alloc_tag_ctx *ctx, struct ctx_site *site,
 		     size_t size)
 {
-	ctx->charged = true;
-	ctx->site = site;
-	ctx->size = size;
+	ctx->rec.size = size;
 	list_add_tail(&ctx->link, &site->contexts);
 }
 
@@ -193,7 +201,6 @@ static struct alloc_tag_ctx *unlink_ctx(unsigned int id)
 		return NULL;
 	}
 	list_del(&ctx->link);
-	ctx->charged = false;
 	release_id(id);
 	ctx_count--;
 	return ctx;
@@ -229,7 +236,7 @@ static bool site_may_capture(struct alloc_tag *tag)
 	spin_lock_irqsave(&ctx_lock, flags);
 	site = find_site(tag);
 	if (site) {
-		ok = ctx_count < READ_ONCE(ctx_max) && ctx_nr_free;
+		ok = room_for_one();
 		if (!ok)
 			site->not_captured++;
 	}
@@ -266,23 +273,21 @@ bool alloc_tag_ctx_begin(unsigned long ip)
 
 	ctx = kmem_cache_alloc(ctx_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (ctx) {
-		ctx->tag = tag;
-		ctx->site = NULL;
-		ctx->size = 0;
-		ctx->ts = local_clock();
-		ctx->pid = task_pid_nr(current);
-		ctx->tgid = task_tgid_nr(current);
+		ctx->rec.tag = tag;
+		ctx->rec.size = 0;
+		ctx->rec.ts = local_clock();
+		ctx->rec.pid = task_pid_nr(current);
+		ctx->rec.tgid = task_tgid_nr(current);
 		/* As printk's %s of it: a racing rename may show torn. */
-		memcpy(ctx->comm, current->comm, TASK_COMM_LEN);
-		ctx->comm[TASK_COMM_LEN - 1] = '\0';
-		ctx->stack = save_stack(ip);
+		memcpy(ctx->rec.comm, current->comm, TASK_COMM_LEN);
+		ctx->rec.comm[TASK_COMM_LEN - 1] = '\0';
+		ctx->rec.stack = save_stack(ip);
 		ctx->in_call = true;
-		ctx->charged = false;
 	}
 
 	spin_lock_irqsave(&ctx_lock, flags);
 	site = find_site(tag);
-	if (ctx && site && ctx_count < READ_ONCE(ctx_max) && ctx_nr_free) {
+	if (ctx && site && room_for_one()) {
 		ctx->id = ctx_free_ids[--ctx_nr_free];
 		ctx_table[ctx->id] = (unsigned long)ctx;
 		WRITE_ONCE(alloc_tag_ctx_tags[ctx->id], tag);
@@ -320,15 +325,15 @@ void alloc_tag_ctx_end(void)
 		return;
 	spin_lock_irqsave(&ctx_lock, flags);
 	ctx = entry_ctx(ctx_table[id]);
-	current->alloc_tag = ctx->tag;
+	current->alloc_tag = ctx->rec.tag;
 	ctx->in_call = false;
 	bytes = xchg(&alloc_tag_ctx_bytes[id], 0);
-	site = find_site(ctx->tag);
+	site = find_site(ctx->rec.tag);
 	if (bytes && site) {
 		link_ctx(ctx, site, bytes);
 	} else if (bytes) {
 		/* Disabled meanwhile: the allocation keeps the number alone. */
-		ctx_table[id] = (unsigned long)ctx->tag | CTX_TAG_ONLY;
+		ctx_table[id] = (unsigned long)ctx->rec.tag | CTX_TAG_ONLY;
 		ctx_count--;
 		unused = ctx;
 	} else {
@@ -437,7 +442,7 @@ static struct alloc_tag *shrink_to_one_page(unsigned int ref,
 	if (ctx && ctx->in_call && READ_ONCE(alloc_tag_ctx_bytes[id_of_page_ref(ref)]))
 		WRITE_ONCE(alloc_tag_ctx_bytes[id_of_page_ref(ref)], PAGE_SIZE);
 	else if (ctx)
-		ctx->size = PAGE_SIZE;
+		ctx->rec.size = PAGE_SIZE;
 	*plain = tag ? alloc_tag_ref(tag) : 0;
 	spin_unlock_irqrestore(&ctx_lock, flags);
 	return tag;
@@ -758,25 +763,14 @@ EXPORT_SYMBOL_GPL(alloc_tag_ctx_not_captured);
 
 /* ---- Reports ----------------------------------------------------------- */
 
-/* A context as copied out from under ctx_lock. */
-struct ctx_copy {
-	const struct alloc_tag *tag;
-	size_t size;
-	u64 ts;
-	pid_t pid;
-	pid_t tgid;
-	char comm[TASK_COMM_LEN];
-	depot_stack_handle_t stack;
-};
-
 /*
  * The contexts of @only's site, or of every site if @only is NULL, with
  * the lock held as briefly as the copy takes. kvfree() the result.
  */
-static struct ctx_copy *copy_contexts(const struct alloc_tag *only,
-				      unsigned int *nr)
+static struct ctx_record *copy_contexts(const struct alloc_tag *only,
+					unsigned int *nr)
 {
-	struct ctx_copy *copies = NULL;
+	struct ctx_record *copies = NULL;
 	unsigned int n = 0, room;
 	struct alloc_tag_ctx *ctx;
 	struct ctx_site *site;
@@ -793,18 +787,10 @@ static struct ctx_copy *copy_contexts(const struct alloc_tag *only,
 			if (only && site->tag != only)
 				continue;
 			list_for_each_entry(ctx, &site->contexts, link) {
-				struct ctx_copy *c = &copies[n];
-
 				/* Only counted: more were captured meanwhile. */
-				if (n++ >= room)
-					continue;
-				c->tag = ctx->tag;
-				c->size = ctx->size;
-				c->ts = ctx->ts;
-				c->pid = ctx->pid;
-				c->tgid = ctx->tgid;
-				memcpy(c->comm, ctx->comm, TASK_COMM_LEN);
-				c->stack = ctx->stack;
+				if (n < room)
+					copies[n] = ctx->rec;
+				n++;
 			}
 		}
 		spin_unlock_irqrestore(&ctx_lock, flags);
@@ -831,7 +817,7 @@ int alloc_tag_ctx_for_each(void (*fn)(const struct alloc_tag_ctx_info *info,
 				      void *arg), void *arg)
 {
 	struct alloc_tag_ctx_info *info;
-	struct ctx_copy *copies;
+	struct ctx_record *copies;
 	unsigned int nr, i;
 
 	info = kmalloc(sizeof(*info), GFP_KERNEL);
@@ -862,7 +848,7 @@ int alloc_tag_ctx_for_each(void (*fn)(const struct alloc_tag_ctx_info *info,
 }
 EXPORT_SYMBOL_GPL(alloc_tag_ctx_for_each);
 
-static void print_context(struct seq_file *m, const struct ctx_copy *c)
+static void print_context(struct seq_file *m, const struct ctx_record *c)
 {
 	unsigned long *entries;
 	unsigned int nr, i;
@@ -880,7 +866,7 @@ static int ctx_show(struct seq_file *m, struct codetag *ct)
 {
 	struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
 	unsigned long flags, not_captured;
-	struct ctx_copy *copies;
+	struct ctx_record *copies;
 	struct ctx_site *site;
 	unsigned int nr, i;
 
