@@ -31,6 +31,14 @@ MODULE_PARM_DESC(loops, "allocate+free pairs per measurement");
 
 static struct kmem_cache *bench_cache;
 
+/*
+ * Every function that times something, or is timed, is __bench_fn (noipa):
+ * called only from the __init function, which is __cold, GCC would infer
+ * that it is cold too and compile it for size, laying out the allocation
+ * calls in its loops as no hot kernel code has them.
+ */
+#define __bench_fn	__attribute__((__noipa__))
+
 /* Time @loops pairs of @alloc and @free; @free sees the object as p. */
 #define TIME_PAIRS(alloc, free) ({					\
 	u64 __t0 = ktime_get_ns();					\
@@ -68,7 +76,7 @@ static void report(const char *name, u64 best)
 #define KMALLOC_ROW(size)						\
 	BENCH_ROW("kmalloc-" #size, kmalloc(size, GFP_KERNEL), kfree(p))
 
-static noinline void bench_kmalloc(void)
+static noinline __bench_fn void bench_kmalloc(void)
 {
 	KMALLOC_ROW(8);   KMALLOC_ROW(16);  KMALLOC_ROW(24);  KMALLOC_ROW(32);
 	KMALLOC_ROW(40);  KMALLOC_ROW(48);  KMALLOC_ROW(56);  KMALLOC_ROW(64);
@@ -80,8 +88,21 @@ static noinline void bench_kmalloc(void)
 	KMALLOC_ROW(232); KMALLOC_ROW(240);
 }
 
+static noinline __bench_fn void bench_kmem_cache(void)
+{
+	BENCH_ROW("kmem_cache_alloc-64",
+		  kmem_cache_alloc(bench_cache, GFP_KERNEL),
+		  kmem_cache_free(bench_cache, p));
+}
+
+static noinline __bench_fn void bench_page(void)
+{
+	BENCH_ROW("__get_free_page", (void *)__get_free_page(GFP_KERNEL),
+		  free_page((unsigned long)p));
+}
+
 /* vmalloc() may sleep: no preempt_disable() around it. */
-static noinline void bench_vmalloc(void)
+static noinline __bench_fn void bench_vmalloc(void)
 {
 	u64 best = U64_MAX;
 	int run;
@@ -100,32 +121,32 @@ static noinline void bench_vmalloc(void)
  * the call on the armed path. The argument is hidden from the compiler so
  * that no call can be folded away or hoisted out of the loop.
  */
-/* noipa: calls to it clobber what the ABI says, as calls elsewhere do. */
-static noinline __attribute__((__noipa__)) unsigned int bench_work(unsigned int i)
+/* noipa also makes calls to it clobber what the ABI says, as elsewhere. */
+static noinline __bench_fn unsigned int bench_work(unsigned int i)
 {
 	OPTIMIZER_HIDE_VAR(i);
 	return i + 1;
 }
 
-static noinline int bench_call(unsigned int i)
+static noinline __bench_fn int bench_call(unsigned int i)
 {
 	return bench_work(bench_work(i) + i);
 }
 
-static noinline int bench_call_point(unsigned int i)
+static noinline __bench_fn int bench_call_point(unsigned int i)
 {
 	if (dynamic_fault("codetag_bench"))
 		return -EIO;
 	return bench_work(bench_work(i) + i);
 }
 
-static noinline int bench_leaf(unsigned int i)
+static noinline __bench_fn int bench_leaf(unsigned int i)
 {
 	OPTIMIZER_HIDE_VAR(i);
 	return i;
 }
 
-static noinline int bench_leaf_point(unsigned int i)
+static noinline __bench_fn int bench_leaf_point(unsigned int i)
 {
 	OPTIMIZER_HIDE_VAR(i);
 	if (dynamic_fault("codetag_bench"))
@@ -154,23 +175,31 @@ static int bench_sink;
 	report(name, best);						\
 } while (0)
 
+static noinline __bench_fn void bench_fault_points(void)
+{
+	BENCH_CALLS("call", bench_call(i));
+	BENCH_CALLS("call+fault_point", bench_call_point(i));
+	BENCH_CALLS("call_leaf", bench_leaf(i));
+	BENCH_CALLS("call_leaf+fault_point", bench_leaf_point(i));
+}
+
 /*
  * ERR() on the error path and on the success path, against a plain
  * errno: the argument decides which path runs.
  */
-static noinline int bench_plain_errno(unsigned int fail)
+static noinline __bench_fn int bench_plain_errno(unsigned int fail)
 {
 	OPTIMIZER_HIDE_VAR(fail);
 	return fail ? -EINVAL : 0;
 }
 
-static noinline int bench_unique_errno(unsigned int fail)
+static noinline __bench_fn int bench_unique_errno(unsigned int fail)
 {
 	OPTIMIZER_HIDE_VAR(fail);
 	return fail ? -ERR(EINVAL) : 0;
 }
 
-static noinline void bench_errcode(void)
+static noinline __bench_fn void bench_errcode(void)
 {
 	BENCH_CALLS("errno_fail_plain", bench_plain_errno(1));
 	BENCH_CALLS("errno_fail_ERR", bench_unique_errno(1));
@@ -183,7 +212,7 @@ static noinline void bench_errcode(void)
  * One recording at a site: what time_stats_record() costs on its own, the
  * clock read, and the start/end pair with its two clock reads.
  */
-static noinline void bench_time_stats(void)
+static noinline __bench_fn void bench_time_stats(void)
 {
 	DEFINE_TIME_STATS_TAG(site);
 	u64 t;
@@ -207,7 +236,7 @@ static void bench_time_stats(void)
  * A site enabled in alloc_tags.ctx: each pair captures a context (task,
  * time, a stack found in the stack depot) and drops it.
  */
-static noinline void bench_ctx_row(void)
+static noinline __bench_fn void bench_ctx_row(void)
 {
 	BENCH_ROW("kmalloc-64+ctx", kmalloc(64, GFP_KERNEL), kfree(p));
 }
@@ -240,17 +269,11 @@ static int __init codetag_bench_init(void)
 		return -ENOMEM;
 
 	bench_kmalloc();
-	BENCH_ROW("kmem_cache_alloc-64",
-		  kmem_cache_alloc(bench_cache, GFP_KERNEL),
-		  kmem_cache_free(bench_cache, p));
-	BENCH_ROW("__get_free_page", (void *)__get_free_page(GFP_KERNEL),
-		  free_page((unsigned long)p));
+	bench_kmem_cache();
+	bench_page();
 	bench_vmalloc();
 	bench_ctx();
-	BENCH_CALLS("call", bench_call(i));
-	BENCH_CALLS("call+fault_point", bench_call_point(i));
-	BENCH_CALLS("call_leaf", bench_leaf(i));
-	BENCH_CALLS("call_leaf+fault_point", bench_leaf_point(i));
+	bench_fault_points();
 	bench_time_stats();
 	bench_errcode();
 
