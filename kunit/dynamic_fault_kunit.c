@@ -549,7 +549,7 @@ static unsigned int count_ct(struct codetag *start, struct codetag *stop,
 	return n;
 }
 
-/* alloc_hooks() writes its call out four times, but defines each tag once. */
+/* alloc_hooks() writes its call out five times, but defines each tag once. */
 static void dynamic_fault_test_one_tag_per_site(struct kunit *test)
 {
 	static const char *const funcs[] = {
@@ -616,6 +616,29 @@ static void dynamic_fault_test_memory_scope(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	kfree(p);
 }
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+/*
+ * A memory point that is on holds the allocation sites' switch on, once
+ * however often it is armed, and lets go of it when disarmed: profiling
+ * alone must not keep every site on its slow path after faults are done.
+ */
+static void dynamic_fault_test_sites_key(struct kunit *test)
+{
+	int before = static_key_count(&alloc_sites_key.key);
+
+	EXPECT_CONTROL_OK(test, "func dft_kmalloc enable");
+	KUNIT_EXPECT_EQ(test, static_key_count(&alloc_sites_key.key), before + 1);
+	KUNIT_EXPECT_TRUE(test, alloc_sites_hooked());
+	EXPECT_CONTROL_OK(test, "func dft_kmalloc frequency 2");
+	KUNIT_EXPECT_EQ(test, static_key_count(&alloc_sites_key.key), before + 1);
+	EXPECT_CONTROL_OK(test, "func dft_kmalloc disable");
+	KUNIT_EXPECT_EQ(test, static_key_count(&alloc_sites_key.key), before);
+	/* Not a memory point: nothing to do with allocation sites. */
+	EXPECT_CONTROL_OK(test, "func dft_point_a enable");
+	KUNIT_EXPECT_EQ(test, static_key_count(&alloc_sites_key.key), before);
+}
+#endif
 
 /* The index selector: a tag's position in iteration order, vmlinux first. */
 static void dynamic_fault_test_index(struct kunit *test)
@@ -700,6 +723,9 @@ static struct kunit_case dynamic_fault_memory_test_cases[] = {
 	KUNIT_CASE(dynamic_fault_test_nofail),
 	KUNIT_CASE(dynamic_fault_test_memory_scope),
 	KUNIT_CASE(dynamic_fault_test_memory_context),
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+	KUNIT_CASE(dynamic_fault_test_sites_key),
+#endif
 	{}
 };
 

@@ -46,6 +46,21 @@ DEFINE_STATIC_KEY_FALSE(mem_alloc_tags_live_key);
 #endif
 EXPORT_SYMBOL(mem_alloc_profiling_key);
 
+/*
+ * Counts profiling (one reference while it is on) and each memory fault
+ * point that is on: see alloc_sites_hooked(). Profiling's reference is
+ * the one it starts with.
+ */
+#ifdef CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT
+DEFINE_STATIC_KEY_TRUE(alloc_sites_key);
+#else
+DEFINE_STATIC_KEY_FALSE(alloc_sites_key);
+#endif
+EXPORT_SYMBOL(alloc_sites_key);
+
+/* Serialises switching profiling, so that it takes one reference at most. */
+static DEFINE_MUTEX(mem_profiling_mutex);
+
 /* sysctl.vm.mem_profiling= from the command line. */
 static enum { BOOT_UNSET, BOOT_OFF, BOOT_ON, BOOT_NEVER } mem_profiling_boot;
 
@@ -666,14 +681,20 @@ early_param("sysctl.vm.mem_profiling", setup_mem_profiling);
  */
 void __init alloc_tag_boot_init(void)
 {
-	if (mem_profiling_boot == BOOT_ON) {
+	bool on = mem_alloc_profiling_enabled();
+
+	if (mem_profiling_boot == BOOT_ON && !on) {
 		static_branch_enable(&mem_alloc_tags_live_key);
 		static_branch_enable(&mem_alloc_profiling_key);
-	} else if (mem_profiling_boot != BOOT_UNSET) {
+		static_branch_inc(&alloc_sites_key);
+	} else if ((mem_profiling_boot == BOOT_OFF ||
+		    mem_profiling_boot == BOOT_NEVER) && on) {
 		static_branch_disable(&mem_alloc_profiling_key);
 		static_branch_disable(&mem_alloc_tags_live_key);
+		static_branch_dec(&alloc_sites_key);
 		tags_live_since_boot = false;
 	}
+	alloc_codetag_hooks_update();
 }
 
 /* Switching on makes tags live first, so no charge is ever unseen. */
@@ -693,12 +714,17 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	ret = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
 	if (ret || !write)
 		return ret;
-	if (on) {
+	mutex_lock(&mem_profiling_mutex);
+	if (on && !mem_alloc_profiling_enabled()) {
 		static_branch_enable(&mem_alloc_tags_live_key);
 		static_branch_enable(&mem_alloc_profiling_key);
-	} else {
+		static_branch_inc(&alloc_sites_key);
+		alloc_codetag_hooks_update();
+	} else if (!on && mem_alloc_profiling_enabled()) {
 		static_branch_disable(&mem_alloc_profiling_key);
+		static_branch_dec(&alloc_sites_key);
 	}
+	mutex_unlock(&mem_profiling_mutex);
 	return 0;
 }
 

@@ -243,9 +243,11 @@ bool __memory_fault_pending(gfp_t gfp)
 
 /*
  * A point's static key is on while it is armed or while it captures the
- * contexts of its allocation site for alloc_tags.ctx; the allocators' key
- * counts the armed memory points only. Called with dynamic_fault_mutex
- * held, after the point's state changed from @was_armed.
+ * contexts of its allocation site for alloc_tags.ctx; the allocation
+ * sites' key counts the memory points whose key is on, and the
+ * allocators' key the armed memory points. Called with
+ * dynamic_fault_mutex held, after the point's state changed from
+ * @was_armed.
  */
 static void update_keys(struct dynamic_fault *df, bool was_armed)
 {
@@ -257,11 +259,17 @@ static void update_keys(struct dynamic_fault *df, bool was_armed)
 			static_branch_inc(&memory_faults_armed_key);
 		else
 			static_branch_dec(&memory_faults_armed_key);
+		alloc_codetag_hooks_update();
 	}
-	if (on && !static_key_enabled(&df->armed))
+	if (on && !static_key_enabled(&df->armed)) {
+		if (is_memory_point(df))
+			alloc_sites_get();
 		static_branch_enable(&df->armed);
-	else if (!on && static_key_enabled(&df->armed))
+	} else if (!on && static_key_enabled(&df->armed)) {
 		static_branch_disable(&df->armed);
+		if (is_memory_point(df))
+			alloc_sites_put();
+	}
 }
 
 static bool is_armed(const struct dynamic_fault *df)
@@ -619,8 +627,8 @@ static const char *dynamic_fault_class(const struct codetag *ct)
 }
 
 /*
- * The module's code is about to go: forget its armed memory points in the
- * allocators' key, and make sure no command arms its points meanwhile.
+ * The module's code is about to go: forget its memory points in the
+ * sites' and the allocators' keys, and make sure no command arms its points meanwhile.
  * Its own keys go with its jump table.
  */
 static bool dynamic_fault_module_unload(struct codetag_type *cttype,
@@ -636,7 +644,10 @@ static bool dynamic_fault_module_unload(struct codetag_type *cttype,
 		WRITE_ONCE(ct->flags, ct->flags | DYNAMIC_FAULT_FLAG_GONE);
 		if (is_armed(df) && is_memory_point(df))
 			static_branch_dec(&memory_faults_armed_key);
+		if (static_key_enabled(&df->armed) && is_memory_point(df))
+			alloc_sites_put();
 	}
+	alloc_codetag_hooks_update();
 	mutex_unlock(&dynamic_fault_mutex);
 	return false;
 }

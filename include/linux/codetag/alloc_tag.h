@@ -80,6 +80,34 @@ static __always_inline bool mem_alloc_tags_live(void)
 				   &mem_alloc_tags_live_key);
 }
 
+DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
+			 alloc_sites_key);
+
+/**
+ * alloc_sites_hooked() - may an allocation call site have work to do
+ *
+ * Context: any. The one static branch each alloc_hooks() site tests
+ * before anything else: on while profiling is on and while any memory
+ * fault point is on (armed, or capturing for alloc_tags.ctx), so that a
+ * site pays one patched no-op while neither is, not one per application.
+ * Return: true if sites must look at their own switches.
+ */
+static __always_inline bool alloc_sites_hooked(void)
+{
+	return static_branch_unlikely(&alloc_sites_key);
+}
+
+/* A memory fault point of a site goes on or off (lib/codetag/dynamic_fault.c). */
+static inline void alloc_sites_get(void)
+{
+	static_branch_inc(&alloc_sites_key);
+}
+
+static inline void alloc_sites_put(void)
+{
+	static_branch_dec(&alloc_sites_key);
+}
+
 #ifdef MODULE
 /*
  * Module per-CPU space is small and fixed: module tags get their counters
@@ -164,8 +192,15 @@ static inline bool mem_alloc_profiling_enabled(void)
 	return false;
 }
 
+static inline bool mem_alloc_tags_live(void)
+{
+	return false;
+}
+
 static inline void alloc_tag_boot_init(void) {}
 static inline void alloc_tag_show_mem(void) {}
+static inline void alloc_sites_get(void) {}
+static inline void alloc_sites_put(void) {}
 
 #define alloc_profile_hooks(_tag, ...)	(__VA_ARGS__)
 #define DEFINE_ALLOC_HOOKS_TAG(_name)
@@ -182,15 +217,33 @@ static inline void alloc_tag_show_mem(void) {}
  * alloc_hooks(foo_noprof(__VA_ARGS__))`` charges its caller's line.
  * The line also gets a ``memory`` fault point (memory_fault_hooks()).
  *
- * Each of the two costs one static branch while it is off. Both tags are
- * defined here, once: the call is written out once per combination. The
- * fault point's branch is the outer one, so that the code of a site whose
- * point is disarmed is the same as without points; while it is armed,
- * the point's slow path runs inside the profiling wrapper and sees this
- * line's tag as the current task's: that is how a site enabled in
- * alloc_tags.ctx captures its allocations' contexts, for the price of the
- * static branch that every site pays anyway.
+ * While profiling is off and no memory fault point is on, the line pays
+ * one static branch, alloc_sites_hooked(), and makes the call as it
+ * would without either. Otherwise each of the two has its own static
+ * branch. Both tags are defined here, once: the call is written out once
+ * per combination. The fault point's branch is outside the profiling
+ * wrapper, so that while it is armed the point's slow path runs inside
+ * the wrapper and sees this line's tag as the current task's: that is
+ * how a site enabled in alloc_tags.ctx captures its allocations'
+ * contexts, for the price of the static branch that every site pays
+ * anyway.
  */
+#if defined(CONFIG_MEM_ALLOC_PROFILING) && defined(CONFIG_CODETAG_DYNAMIC_FAULT)
+#define alloc_hooks(...) ({						\
+	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
+	DEFINE_MEMORY_FAULT_POINT(_mf);					\
+	typeof(__VA_ARGS__) _ah_res;					\
+									\
+	if (alloc_sites_hooked())					\
+		_ah_res = memory_fault_hooks(				\
+			alloc_profile_hooks(&_alloc_tag, __VA_ARGS__),	\
+			alloc_profile_hooks(&_alloc_tag,		\
+					    memory_fault_call(__VA_ARGS__))); \
+	else								\
+		_ah_res = __VA_ARGS__;					\
+	_ah_res;							\
+})
+#else
 #define alloc_hooks(...) ({						\
 	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
 	DEFINE_MEMORY_FAULT_POINT(_mf);					\
@@ -199,5 +252,6 @@ static inline void alloc_tag_show_mem(void) {}
 			   alloc_profile_hooks(&_alloc_tag,		\
 					       memory_fault_call(__VA_ARGS__))); \
 })
+#endif
 
 #endif /* _LINUX_CODETAG_ALLOC_TAG_H */

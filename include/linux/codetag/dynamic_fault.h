@@ -168,6 +168,12 @@ static __always_inline bool memory_fault_pending(gfp_t gfp)
 	return __memory_fault_pending(gfp);
 }
 
+/* Is any memory fault point armed: the allocators must test their entry. */
+static inline bool memory_faults_armed(void)
+{
+	return static_key_enabled(&memory_faults_armed_key);
+}
+
 int dynamic_fault_control(const char *cmds);
 
 #else /* !CONFIG_CODETAG_DYNAMIC_FAULT */
@@ -178,6 +184,11 @@ int dynamic_fault_control(const char *cmds);
 #define memory_fault_call(...)			(__VA_ARGS__)
 
 static inline bool memory_fault_pending(gfp_t gfp)
+{
+	return false;
+}
+
+static inline bool memory_faults_armed(void)
 {
 	return false;
 }

@@ -46,30 +46,35 @@ skipped() {
 # Results of a guest run: its ok/not ok lines, a complete run, a clean
 # console.
 guest_results() {
-	local flavor=$1 results=$B/test-$flavor.txt console=$LOGS/boot-$flavor.log
+	local flavor=$1 mode=${2:-test} name=$1
+	local results=$B/$mode-$flavor.txt console=$LOGS/boot-$flavor.log
 	local n=0 line splats
 
+	if [ "$mode" != test ]; then
+		name="$flavor $mode"
+		console=$LOGS/boot-$flavor-$mode.log
+	fi
 	if [ -f "$results" ]; then
 		while IFS= read -r line; do
 			line=${line%$'\r'}
 			case $line in
-			"ok - "*) pass "$flavor: ${line#ok - }"; n=$((n + 1)) ;;
-			"not ok - "*) fail "$flavor: ${line#not ok - }"; n=$((n + 1)) ;;
+			"ok - "*) pass "$name: ${line#ok - }"; n=$((n + 1)) ;;
+			"not ok - "*) fail "$name: ${line#not ok - }"; n=$((n + 1)) ;;
 			esac
 		done < "$results"
 	fi
 	if grep -q "codetag guest: done" "$console"; then
-		pass "$flavor: guest ran all tests and shut down ($n checks)"
+		pass "$name: guest ran all tests and shut down ($n checks)"
 	else
-		fail "$flavor: guest did not finish (console: ${console#$ROOT/})"
+		fail "$name: guest did not finish (console: ${console#$ROOT/})"
 		tail -30 "$console" | sed 's/^/#   /'
 	fi
 	splats='BUG:|WARNING:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|sleeping function called from invalid context|general protection fault|Oops|Kernel panic|Call Trace'
 	if grep -Eq "$splats" "$console"; then
-		fail "$flavor: console free of splats"
+		fail "$name: console free of splats"
 		grep -E -m 10 "$splats" "$console" | sed 's/^/#   /'
 	else
-		pass "$flavor: console free of splats"
+		pass "$name: console free of splats"
 	fi
 }
 
@@ -81,6 +86,9 @@ guest_layer() {
 		"$H" initramfs "$flavor" || return
 	"$H" boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
 	guest_results "$flavor"
+	# A second boot with profiling off: the allocators' copies without hooks.
+	"$H" boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
+	guest_results "$flavor" offboot
 }
 
 kunit_layer() {

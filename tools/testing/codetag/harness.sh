@@ -11,8 +11,9 @@
 #                                   nopro: guest without profiling or fault
 #                                   points, nofault: without fault points)
 #   harness.sh initramfs FLAVOR     test modules + busybox initramfs
-#   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, bench, demo
-#                                   or shell
+#   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, offboot
+#                                   (tests of a boot with profiling off),
+#                                   bench, demo or shell
 #   harness.sh kunit                KUnit suites under UML
 #   harness.sh patch [FILE]         one diff against pristine 6.1
 #
@@ -228,6 +229,8 @@ cmd_boot() {
 	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500}
 		# Armed at boot, checked and disarmed by 30-dynamic-fault.t.
 		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\"" ;;
+	offboot) limit=${CODETAG_BOOT_TIMEOUT:-1500}
+		append="$append sysctl.vm.mem_profiling=0" ;;
 	bench)	# One vCPU, guest time counting instructions: exact figures.
 		limit=1500; cpus=1; extra=(-icount shift=0,sleep=off) ;;
 	demo)	limit=600; append="$append quiet" ;;
@@ -240,7 +243,7 @@ cmd_boot() {
 		    -kernel "$out/arch/x86/boot/bzImage"
 		    -initrd "$B/initramfs-$flavor.cpio"
 		    -append "$append")
-	if [ "$mode" = test ] || [ "$mode" = bench ]; then
+	if [ "$mode" = test ] || [ "$mode" = offboot ] || [ "$mode" = bench ]; then
 		rm -f "$B/$mode-$flavor.txt"
 		qemu+=(-display none -serial stdio
 		       -serial "file:$B/$mode-$flavor.txt")

@@ -1,16 +1,17 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs every /tests/*.t in order. Each prints "ok - ..." / "not ok - ..."
-# lines through lib.sh; they go to ttyS1, which the host reads, and to the
-# console for people watching.
+# Runs every /tests/*.t in order, or the scripts given as arguments. Each
+# prints "ok - ..." / "not ok - ..." lines through lib.sh; they go to
+# ttyS1, which the host reads, and to the console for people watching.
 
 export RESULTS=/dev/ttyS1
 stty -F $RESULTS raw -echo 2>/dev/null
 . /tests/lib.sh
 
 echo "codetag guest: running integration tests on $(uname -r), $(nproc) CPUs"
-for t in /tests/*.t; do
+[ $# -gt 0 ] || set -- /tests/*.t
+for t in "$@"; do
 	echo "# $t"
 	sh "$t"
 	rc=$?

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run in its own boot, with sysctl.vm.mem_profiling=0: until profiling or
+# a memory fault point is first switched on, the page allocator and SLUB
+# run copies of their fast paths without the code tag hooks, and static
+# calls switch them to the copies with hooks when something needs them.
+# Memory faults must then be injected at every kind of allocation, and
+# profiling switched on later must charge exactly and never see a free of
+# an allocation it did not charge.
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+A=$D/alloc_tags
+F=$D/dynamic_faults
+T=$D/codetag_test_fault
+M=/modules
+
+check_eq "booted with profiling off" "$(cat /proc/sys/vm/mem_profiling)" 0
+check "nothing is charged" \
+	sh -c "! grep -qv '^0B 0 ' $A"
+
+insmod $M/codetag_test_fault.ko
+check "the test operation succeeds" sh -c "echo 1 > $T/run"
+
+# Arming a point switches the allocators to the paths that test for it:
+# kmalloc, kstrdup, kmem_cache_alloc, alloc_pages, vmalloc, alloc_percpu.
+grep "module:codetag_test_fault func:fault_op " $F | cut -d' ' -f1 > /tmp/sites
+sweep_ok=1
+while read -r site; do
+	echo "file ${site%:*} line ${site##*:} oneshot" > $F
+	if echo 1 > $T/run 2>/tmp/err || ! grep -q 'Cannot allocate memory' /tmp/err; then
+		echo "# $site: the operation did not fail with -ENOMEM"
+		sweep_ok=0
+	fi
+	grep -q "^$site .* faults:1\$" $F || { echo "# $site: no fault injected"; sweep_ok=0; }
+	echo "file ${site%:*} line ${site##*:} disable" > $F
+done < /tmp/sites
+check_eq "the operation has 6 allocation sites" "$(wc -l < /tmp/sites)" 6
+check "with profiling never on, a fault at each site fails the operation (-ENOMEM)" \
+	[ $sweep_ok = 1 ]
+check "disarmed, the operation succeeds again" sh -c "echo 1 > $T/run"
+check "still nothing is charged" \
+	sh -c "! grep -qv '^0B 0 ' $A"
+
+# Profiling switched on: what is allocated from then on is charged
+# exactly, and frees of what was allocated before change nothing.
+echo 1 > /proc/sys/vm/mem_profiling
+insmod $M/codetag_test_holder.ko
+insmod $M/codetag_test_leak.ko
+echo 16 > $D/codetag_test_leak
+check "16 pages leaked after switching on are charged: 64KiB 16" \
+	grep -q '^64KiB 16 .*module:codetag_test_leak func:leak_pages$' $A
+check "16 objects leaked after switching on are charged: 2KiB 16" \
+	grep -q '^2KiB 16 .*module:codetag_test_leak func:leak_objects$' $A
+check "the operation leaves its sites at 0 calls" sh -c "
+	echo 1 > $T/run &&
+	[ \$(grep 'module:codetag_test_fault ' $A | awk '{ s += \$2 } END { print s + 0 }') = 0 ]"
+# Free much of what boot allocated, uncharged: no counter may go below 0.
+ls -R /sys > /dev/null 2>&1
+echo 3 > /proc/sys/vm/drop_caches
+rmmod codetag_test_fault
+# The counters are unsigned: below 0 they would read as about 2^64.
+check "no site's counters went below 0 freeing boot's allocations" \
+	sh -c "! awk 'NR > 2 && (\$1 > 1e15 || \$2 > 1e12)' /proc/allocinfo | grep -q ."
+check "kernel sites are charged now" \
+	sh -c "[ \$(awk 'NR > 2 && \$2 > 0' /proc/allocinfo | wc -l) -gt 10 ]"
+echo 0 > /proc/sys/vm/mem_profiling
+check "switched off again, allocations still work" sh -c "ls -R /sys > /dev/null 2>&1"
