@@ -34,6 +34,11 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+#include <linux/linkage.h>
+#include <asm/frame.h>
+#include <asm/ibt.h>
+#endif
 
 static_assert(DYNAMIC_FAULT_COMM_LEN == TASK_COMM_LEN);
 static_assert(sizeof(struct dynamic_fault) % 8 == 0);
@@ -158,6 +163,37 @@ bool __dynamic_fault(struct dynamic_fault *df)
 	return true;
 }
 EXPORT_SYMBOL_GPL(__dynamic_fault);
+
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+/*
+ * The thunks of dynamic_fault_slow() and memory_fault_pending_slow(): save
+ * what the C function may change but %rax, its result, and call it with
+ * the argument that comes in %rax.
+ */
+#define DYNAMIC_FAULT_THUNK(func)					\
+	asm(".pushsection .text, \"ax\"\n"				\
+	    ".globl " #func "_thunk\n"					\
+	    ".type " #func "_thunk, @function\n"			\
+	    __ALIGN_STR "\n"						\
+	    #func "_thunk:\n\t"					\
+	    ASM_ENDBR							\
+	    FRAME_BEGIN							\
+	    "push %rcx\n\tpush %rdx\n\tpush %rsi\n\tpush %rdi\n\t"	\
+	    "push %r8\n\tpush %r9\n\tpush %r10\n\tpush %r11\n\t"	\
+	    "mov %rax, %rdi\n\t"					\
+	    "call " #func "\n\t"					\
+	    "pop %r11\n\tpop %r10\n\tpop %r9\n\tpop %r8\n\t"		\
+	    "pop %rdi\n\tpop %rsi\n\tpop %rdx\n\tpop %rcx\n\t"		\
+	    FRAME_END							\
+	    ASM_RET							\
+	    ".size " #func "_thunk, .-" #func "_thunk\n"		\
+	    ".popsection")
+
+DYNAMIC_FAULT_THUNK(__dynamic_fault);
+DYNAMIC_FAULT_THUNK(__memory_fault_pending);
+/* Modules call it from dynamic_fault(). */
+EXPORT_SYMBOL_GPL(__dynamic_fault_thunk);
+#endif
 
 /* 0 in a task, 1 in a softirq, 2 in a hardirq, 3 in an NMI. */
 static unsigned long context_level(void)

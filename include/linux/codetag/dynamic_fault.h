@@ -76,6 +76,51 @@ struct dynamic_fault {
 	}
 
 bool __dynamic_fault(struct dynamic_fault *df);
+bool __memory_fault_pending(gfp_t gfp);
+
+/*
+ * On x86-64 the slow paths of the fault points are called through thunks
+ * that save every register a C function may change, but the result's
+ * (lib/codetag/dynamic_fault.c). To the compiler the call then clobbers
+ * nothing it keeps, so that a disarmed point costs its static branch and
+ * nothing else: no register saved for the call in the prologue, no frame
+ * in a leaf function, and the allocators around memory_fault_pending()
+ * keep the registers they had. The argument goes in %rax, where the result
+ * comes back: an argument register would have to be loaded again where
+ * the paths join, as it usually holds the function's own first argument.
+ * The C functions return a bool: only %al is theirs.
+ */
+#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
+#include <asm/asm.h>
+
+/**
+ * __dynamic_fault_thunk() - __dynamic_fault() for dynamic_fault_slow()
+ *
+ * Context: any. Takes the fault point in %rax, returns __dynamic_fault()'s
+ * answer in %al and changes no other register. It cannot be called from
+ * C: only through dynamic_fault_thunk_call(), as dynamic_fault() does, in
+ * modules too.
+ */
+void __dynamic_fault_thunk(void);
+/* The same for __memory_fault_pending(), with the gfp flags in %rax. */
+void __memory_fault_pending_thunk(void);
+
+#define dynamic_fault_thunk_call(_thunk, _arg) ({			\
+	unsigned long _rax = (__force unsigned long)(_arg);		\
+									\
+	asm volatile("call " #_thunk					\
+		     : "+a" (_rax), ASM_CALL_CONSTRAINT			\
+		     : : "memory");					\
+	(bool)(u8)_rax;							\
+})
+#define dynamic_fault_slow(df)						\
+	dynamic_fault_thunk_call(__dynamic_fault_thunk, df)
+#define memory_fault_pending_slow(gfp)					\
+	dynamic_fault_thunk_call(__memory_fault_pending_thunk, gfp)
+#else
+#define dynamic_fault_slow(df)		__dynamic_fault(df)
+#define memory_fault_pending_slow(gfp)	__memory_fault_pending(gfp)
+#endif
 
 /**
  * dynamic_fault() - should a fault be injected here
@@ -85,14 +130,15 @@ bool __dynamic_fault(struct dynamic_fault *df);
  * when this returns true, as if what it was about to do had failed.
  *
  * Context: any. While the point is disarmed it costs one static branch,
- * a patched no-op with JUMP_LABEL; armed, it counts the hit and applies
- * the policy it was armed with, without taking a lock.
+ * a patched no-op with JUMP_LABEL, and on x86-64 nothing else (see
+ * dynamic_fault_slow()); armed, it counts the hit and applies the policy
+ * it was armed with, without taking a lock.
  * Return: true if a fault is to be injected.
  */
 #define dynamic_fault(_class) ({					\
 	DEFINE_DYNAMIC_FAULT(_df, _class);				\
 									\
-	static_branch_unlikely(&_df.armed) && __dynamic_fault(&_df);	\
+	static_branch_unlikely(&_df.armed) && dynamic_fault_slow(&_df); \
 })
 
 unsigned long memory_fault_push(struct dynamic_fault *df);
@@ -146,8 +192,6 @@ unsigned long memory_fault_pop(unsigned long old, unsigned long res);
 
 DECLARE_STATIC_KEY_FALSE(memory_faults_armed_key);
 
-bool __memory_fault_pending(gfp_t gfp);
-
 /**
  * memory_fault_pending() - should this allocation fail
  * @gfp: its flags
@@ -165,7 +209,7 @@ static __always_inline bool memory_fault_pending(gfp_t gfp)
 {
 	if (!static_branch_unlikely(&memory_faults_armed_key))
 		return false;
-	return __memory_fault_pending(gfp);
+	return memory_fault_pending_slow(gfp);
 }
 
 /* Is any memory fault point armed: the allocators must test their entry. */
