@@ -549,7 +549,7 @@ static unsigned int count_ct(struct codetag *start, struct codetag *stop,
 	return n;
 }
 
-/* alloc_hooks() writes its call out five times, but defines each tag once. */
+/* alloc_hooks() writes its call out three times, but defines each tag once. */
 static void dynamic_fault_test_one_tag_per_site(struct kunit *test)
 {
 	static const char *const funcs[] = {

@@ -233,14 +233,14 @@ static inline void alloc_sites_put(void) {}
  *
  * While profiling is off and no memory fault point is on, the line pays
  * one static branch, alloc_sites_hooked(), and makes the call as it
- * would without either. Otherwise each of the two has its own static
- * branch. Both tags are defined here, once: the call is written out once
- * per combination. The fault point's branch is outside the profiling
- * wrapper, so that while it is armed the point's slow path runs inside
- * the wrapper and sees this line's tag as the current task's: that is
- * how a site enabled in alloc_tags.ctx captures its allocations'
- * contexts, for the price of the static branch that every site pays
- * anyway.
+ * would without either. Otherwise the task's tag is this line's while
+ * profiling is on (and stays what it was while it is off), and the fault
+ * point has its own static branch. Both tags are defined here, once: the
+ * call is written out three times, plain, and with the point disarmed
+ * and armed. The point's slow path runs with this line's tag as the
+ * current task's: that is how a site enabled in alloc_tags.ctx captures
+ * its allocations' contexts, for the price of the static branch that
+ * every site pays anyway.
  */
 #if defined(CONFIG_MEM_ALLOC_PROFILING) && defined(CONFIG_CODETAG_DYNAMIC_FAULT)
 #define alloc_hooks(...) ({						\
@@ -248,13 +248,17 @@ static inline void alloc_sites_put(void) {}
 	DEFINE_MEMORY_FAULT_POINT(_mf);					\
 	typeof(__VA_ARGS__) _ah_res;					\
 									\
-	if (alloc_sites_hooked())					\
-		_ah_res = memory_fault_hooks(				\
-			alloc_profile_hooks(&_alloc_tag, __VA_ARGS__),	\
-			alloc_profile_hooks(&_alloc_tag,		\
-					    memory_fault_call(__VA_ARGS__))); \
-	else								\
+	if (alloc_sites_hooked()) {					\
+		struct alloc_tag *_ah_tag = mem_alloc_profiling_enabled() ? \
+			&_alloc_tag : current->alloc_tag;		\
+		struct alloc_tag *_ah_old = alloc_tag_save(_ah_tag);	\
+									\
+		_ah_res = memory_fault_hooks(__VA_ARGS__,		\
+					     memory_fault_call(__VA_ARGS__)); \
+		alloc_tag_restore(_ah_tag, _ah_old);			\
+	} else {							\
 		_ah_res = __VA_ARGS__;					\
+	}								\
 	_ah_res;							\
 })
 #else

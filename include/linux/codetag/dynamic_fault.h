@@ -176,9 +176,9 @@ unsigned long memory_fault_pop(unsigned long old, unsigned long res);
  *
  * The point ``_mf`` is made pending for the call, and the allocator's
  * entry point (memory_fault_pending()) decides, knowing the gfp flags,
- * and fails the allocation exactly as a real shortage would. Inside
- * alloc_profile_hooks(), so that the point's slow path sees the site's
- * tag as the current task's: the same static branch is the site's switch
+ * and fails the allocation exactly as a real shortage would. Made after
+ * alloc_hooks() set the site's tag, so that the point's slow path sees it
+ * as the current task's: the same static branch is the site's switch
  * for capturing allocation contexts (alloc_tags.ctx). The call's result
  * goes through memory_fault_pop(), so that it comes back in the register
  * the disarmed paths leave it in, and the code they join is the same.
