@@ -671,6 +671,25 @@ static int __init setup_mem_profiling(char *str)
 }
 early_param("sysctl.vm.mem_profiling", setup_mem_profiling);
 
+/*
+ * Switch profiling on: tags live first, so that no charge is ever unseen
+ * by a free, then the allocators' paths with hooks and the sites' switch.
+ * Switched off, tags stay live (see mem_alloc_tags_live()).
+ */
+static void mem_profiling_on(void)
+{
+	static_branch_enable(&mem_alloc_tags_live_key);
+	static_branch_enable(&mem_alloc_profiling_key);
+	static_branch_inc(&alloc_sites_key);
+	alloc_codetag_hooks_update();
+}
+
+static void mem_profiling_off(void)
+{
+	static_branch_disable(&mem_alloc_profiling_key);
+	static_branch_dec(&alloc_sites_key);
+}
+
 /**
  * alloc_tag_boot_init() - apply sysctl.vm.mem_profiling= from the command line
  *
@@ -684,20 +703,17 @@ void __init alloc_tag_boot_init(void)
 	bool on = mem_alloc_profiling_enabled();
 
 	if (mem_profiling_boot == BOOT_ON && !on) {
-		static_branch_enable(&mem_alloc_tags_live_key);
-		static_branch_enable(&mem_alloc_profiling_key);
-		static_branch_inc(&alloc_sites_key);
+		mem_profiling_on();
 	} else if ((mem_profiling_boot == BOOT_OFF ||
 		    mem_profiling_boot == BOOT_NEVER) && on) {
-		static_branch_disable(&mem_alloc_profiling_key);
+		/* Nothing is charged yet: tags need not be live. */
+		mem_profiling_off();
 		static_branch_disable(&mem_alloc_tags_live_key);
-		static_branch_dec(&alloc_sites_key);
 		tags_live_since_boot = false;
+		alloc_codetag_hooks_update();
 	}
-	alloc_codetag_hooks_update();
 }
 
-/* Switching on makes tags live first, so no charge is ever unseen. */
 static int mem_profiling_sysctl(struct ctl_table *table, int write,
 				void *buffer, size_t *lenp, loff_t *ppos)
 {
@@ -715,15 +731,10 @@ static int mem_profiling_sysctl(struct ctl_table *table, int write,
 	if (ret || !write)
 		return ret;
 	mutex_lock(&mem_profiling_mutex);
-	if (on && !mem_alloc_profiling_enabled()) {
-		static_branch_enable(&mem_alloc_tags_live_key);
-		static_branch_enable(&mem_alloc_profiling_key);
-		static_branch_inc(&alloc_sites_key);
-		alloc_codetag_hooks_update();
-	} else if (!on && mem_alloc_profiling_enabled()) {
-		static_branch_disable(&mem_alloc_profiling_key);
-		static_branch_dec(&alloc_sites_key);
-	}
+	if (on && !mem_alloc_profiling_enabled())
+		mem_profiling_on();
+	else if (!on && mem_alloc_profiling_enabled())
+		mem_profiling_off();
 	mutex_unlock(&mem_profiling_mutex);
 	return 0;
 }
