@@ -124,21 +124,10 @@ check "the machine still works afterwards" sh -c "ls / > /dev/null && echo 1 > $
 # The error-path sweep: fail each site of the operation once, in turn.
 sweep_ok=1
 while read -r site rest; do
-	file=${site%:*}
-	ln=${site##*:}
 	before=$(grep "module:codetag_test_fault" $D/alloc_tags | awk '{ s += $2 } END { print s + 0 }')
-	echo "file $file line $ln oneshot" > $F
-	if echo 1 > $T/run 2>/tmp/err; then
-		echo "# $site: the operation did not fail"
-		sweep_ok=0
-	elif ! grep -q 'Cannot allocate memory' /tmp/err; then
-		echo "# $site: the operation failed with: $(cat /tmp/err)"
-		sweep_ok=0
-	fi
-	grep -q "^$site .* faults:1\$" $F || { echo "# $site: no fault injected"; sweep_ok=0; }
+	fail_site_once "$site" || sweep_ok=0
 	after=$(grep "module:codetag_test_fault" $D/alloc_tags | awk '{ s += $2 } END { print s + 0 }')
 	[ "$before" = "$after" ] || { echo "# $site: $before live allocations before, $after after"; sweep_ok=0; }
-	echo "file $file line $ln disable" > $F
 done < /tmp/sites
 check "error-path sweep: each of the 6 sites fails once, -ENOMEM, no leak" [ $sweep_ok = 1 ]
 check_eq "the module holds no allocation after the sweep" \

@@ -28,13 +28,7 @@ check "the test operation succeeds" sh -c "echo 1 > $T/run"
 grep "module:codetag_test_fault func:fault_op " $F | cut -d' ' -f1 > /tmp/sites
 sweep_ok=1
 while read -r site; do
-	echo "file ${site%:*} line ${site##*:} oneshot" > $F
-	if echo 1 > $T/run 2>/tmp/err || ! grep -q 'Cannot allocate memory' /tmp/err; then
-		echo "# $site: the operation did not fail with -ENOMEM"
-		sweep_ok=0
-	fi
-	grep -q "^$site .* faults:1\$" $F || { echo "# $site: no fault injected"; sweep_ok=0; }
-	echo "file ${site%:*} line ${site##*:} disable" > $F
+	fail_site_once "$site" || sweep_ok=0
 done < /tmp/sites
 check_eq "the operation has 6 allocation sites" "$(wc -l < /tmp/sites)" 6
 check "with profiling never on, a fault at each site fails the operation (-ENOMEM)" \
