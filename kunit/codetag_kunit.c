@@ -583,6 +583,62 @@ static void codetag_test_control_all_or_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, total_hits(ctx), 0UL);
 }
 
+/* Ops whose prepare() fails on tag_beta, as an allocation could. */
+static unsigned int test_prepared, test_prepared_at_apply;
+
+static int test_prepare_action(struct codetag *ct, const void *action)
+{
+	if (!strcmp(ct->function, "tag_beta"))
+		return -ENOMEM;
+	test_prepared++;
+	return 0;
+}
+
+static void test_apply_prepared(struct codetag *ct, const void *action)
+{
+	if (!test_prepared_at_apply)
+		test_prepared_at_apply = test_prepared;
+	test_apply_action(ct, action);
+}
+
+static const struct codetag_control_ops test_prepare_ops = {
+	.action_size	= sizeof(struct test_action),
+	.parse		= test_parse_action,
+	.prepare	= test_prepare_action,
+	.apply		= test_apply_prepared,
+};
+
+static ssize_t control_prepared(struct codetag_test_ctx *ctx, const char *cmd)
+{
+	char *buf = kstrdup(cmd, GFP_KERNEL);
+	ssize_t ret;
+
+	if (!buf)
+		return -ENOMEM;
+	test_prepared = 0;
+	test_prepared_at_apply = 0;
+	ret = codetag_control_apply(ctx->cttype, &test_prepare_ops, buf);
+	kfree(buf);
+	return ret;
+}
+
+static void codetag_test_control_prepare(struct kunit *test)
+{
+	struct codetag_test_ctx *ctx = test->priv;
+
+	/* Every match of every command is prepared before any is applied. */
+	KUNIT_EXPECT_EQ(test, control_prepared(ctx, "func tag_alpha hit; func tag_pair add 2"), 3);
+	KUNIT_EXPECT_EQ(test, test_prepared_at_apply, 3U);
+	KUNIT_EXPECT_EQ(test, total_hits(ctx), 5UL);
+
+	/* A failed preparation is the write's error, and nothing is applied. */
+	KUNIT_EXPECT_EQ(test, control_prepared(ctx, "func tag_alpha hit; func tag_beta hit"),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, test_prepared, 1U);
+	KUNIT_EXPECT_EQ(test, test_prepared_at_apply, 0U);
+	KUNIT_EXPECT_EQ(test, total_hits(ctx), 5UL);
+}
+
 static struct kunit_case codetag_test_cases[] = {
 	KUNIT_CASE(codetag_test_iterate_finds_declared_tags),
 	KUNIT_CASE(codetag_test_iterate_resume_everywhere),
@@ -593,6 +649,7 @@ static struct kunit_case codetag_test_cases[] = {
 	KUNIT_CASE(codetag_test_query_match),
 	KUNIT_CASE(codetag_test_control_apply),
 	KUNIT_CASE(codetag_test_control_all_or_nothing),
+	KUNIT_CASE(codetag_test_control_prepare),
 	{}
 };
 

@@ -1163,26 +1163,43 @@ bool codetag_query_match(const struct codetag_query *query,
 }
 EXPORT_SYMBOL_GPL(codetag_query_match);
 
-/* Apply @action to every tag matching @query; return how many matched. */
-static unsigned int apply_query(struct codetag_type *cttype,
-				const struct codetag_query *query,
-				const struct codetag_control_ops *ops,
-				const void *action)
+/* What apply_query() does with each tag that matches. */
+enum codetag_pass {
+	CODETAG_PASS_COUNT,
+	CODETAG_PASS_PREPARE,
+	CODETAG_PASS_APPLY,
+};
+
+/*
+ * Count the tags matching @query, or prepare or apply @action to each;
+ * return how many matched, or the first error of ops->prepare().
+ */
+static ssize_t apply_query(struct codetag_type *cttype,
+			   const struct codetag_query *query,
+			   const struct codetag_control_ops *ops,
+			   enum codetag_pass pass, const void *action)
 {
 	struct codetag_iterator iter;
-	unsigned int index = 0, matched = 0;
+	unsigned int index = 0;
+	ssize_t matched = 0;
 	struct codetag *ct;
+	int err;
 
 	codetag_iter_init(&iter, cttype);
 	while ((ct = codetag_next(&iter))) {
 		const char *class = cttype->desc.tag_class ?
 				    cttype->desc.tag_class(ct) : NULL;
 
-		if (codetag_query_match(query, ct, class, index++)) {
-			if (action)
-				ops->apply(ct, action);
-			matched++;
+		if (!codetag_query_match(query, ct, class, index++))
+			continue;
+		if (pass == CODETAG_PASS_PREPARE) {
+			err = ops->prepare(ct, action);
+			if (err)
+				return err;
+		} else if (pass == CODETAG_PASS_APPLY) {
+			ops->apply(ct, action);
 		}
+		matched++;
 	}
 	return matched;
 }
@@ -1193,14 +1210,15 @@ static unsigned int apply_query(struct codetag_type *cttype,
  * @ops: the application's action parser and applier
  * @buf: the commands, modified in place
  *
- * All commands are parsed and every action checked before anything is
- * applied, and every command must match a tag: either all commands take
- * effect or none does. Usable for boot parameters as well as files.
+ * All commands are parsed and every action checked, and prepared where
+ * the application asks for it, before anything is applied, and every
+ * command must match a tag: either all commands take effect or none does.
+ * Usable for boot parameters as well as files.
  *
  * Context: process context; takes the type's lock.
  * Return: the number of tag matches applied; -EINVAL for malformed input
  * (logged with the offending word), -ENOENT if a command matches no tag,
- * -E2BIG or -ENOMEM.
+ * -E2BIG, -ENOMEM, or the error of @ops->prepare().
  */
 ssize_t codetag_control_apply(struct codetag_type *cttype,
 			      const struct codetag_control_ops *ops,
@@ -1239,15 +1257,25 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 
 	codetag_lock_type(cttype);
 	for (i = 0; i < nr; i++) {
-		if (!apply_query(cttype, &cmds[i].query, ops, NULL)) {
+		if (!apply_query(cttype, &cmds[i].query, ops,
+				 CODETAG_PASS_COUNT, NULL)) {
 			pr_err("%s: command %d matches no tag\n",
 			       cttype->desc.section, i + 1);
 			ret = -ENOENT;
 			break;
 		}
 	}
+	for (i = 0; !ret && ops->prepare && i < nr; i++) {
+		ssize_t err = apply_query(cttype, &cmds[i].query, ops,
+					  CODETAG_PASS_PREPARE,
+					  actions + i * ops->action_size);
+
+		if (err < 0)
+			ret = err;
+	}
 	for (i = 0; !ret && i < nr; i++)
 		matched += apply_query(cttype, &cmds[i].query, ops,
+				       CODETAG_PASS_APPLY,
 				       actions + i * ops->action_size);
 	codetag_unlock_type(cttype);
 	if (!ret)

@@ -186,11 +186,17 @@ struct codetag_command {
  * @action_size: size of the application's parsed action
  * @parse: turn @words into @action. On bad input return -EINVAL after a
  *	pr_err() naming the offending word. Must not change any state.
- * @apply: apply @action to one matching tag.
+ * @prepare: optional: make ready what applying @action to one matching tag
+ *	will need, memory for instance, without changing what the tag does.
+ *	Called for every match of every command before anything is applied,
+ *	with the type locked; may sleep. An error is the write's, and no
+ *	command is applied.
+ * @apply: apply @action to one matching tag. Cannot fail.
  */
 struct codetag_control_ops {
 	size_t action_size;
 	int (*parse)(void *action, char **words, int nr_words);
+	int (*prepare)(struct codetag *ct, const void *action);
 	void (*apply)(struct codetag *ct, const void *action);
 };
 
