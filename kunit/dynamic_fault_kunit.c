@@ -53,6 +53,12 @@ static noinline bool dft_metadata(void)
 	return dynamic_fault("test:metadata");
 }
 
+/* Armed by dynamic_fault_test_state() only. */
+static noinline bool dft_state(void)
+{
+	return dynamic_fault("kunit:state");
+}
+
 static noinline bool dft_memory(void)
 {
 	return memory_fault();
@@ -183,14 +189,14 @@ static void dynamic_fault_test_enable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, control("func dft_point_a enable"), 1);
 	KUNIT_EXPECT_TRUE(test, static_key_enabled(&df->armed));
 	KUNIT_EXPECT_EQ(test, fire(dft_point_a, 64), ~0ULL);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->hits), 64L);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->faults), 64L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->hits), 64L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->faults), 64L);
 
 	KUNIT_EXPECT_EQ(test, control("func dft_point_a disable"), 1);
 	KUNIT_EXPECT_FALSE(test, static_key_enabled(&df->armed));
 	KUNIT_EXPECT_EQ(test, fire(dft_point_a, 64), 0ULL);
 	/* The counters of the last arming stay readable. */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->faults), 64L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->faults), 64L);
 }
 
 static void dynamic_fault_test_oneshot(struct kunit *test)
@@ -229,8 +235,8 @@ static void dynamic_fault_test_times(struct kunit *test)
 
 	EXPECT_CONTROL_OK(test, "func dft_point_a times 4");
 	KUNIT_EXPECT_EQ(test, fire(dft_point_a, 64), 0xfULL);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->hits), 4L);
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->faults), 4L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->hits), 4L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->faults), 4L);
 
 	/* With a frequency: the 2nd, 4th and 6th hit, and no more. */
 	EXPECT_CONTROL_OK(test, "func dft_point_a frequency 2 times 3");
@@ -310,7 +316,7 @@ static void dynamic_fault_test_class(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, dft_meta());
 	control("func dft_* disable");
 
-	/* This file's dynamic_fault() points are all below "test". */
+	/* The five of this file's dynamic_fault() points below "test". */
 	KUNIT_EXPECT_EQ(test, control("file dynamic_fault_kunit.c class test enable"), 5);
 	KUNIT_EXPECT_TRUE(test, dft_metadata());
 	KUNIT_EXPECT_FALSE(test, dft_memory());
@@ -421,9 +427,9 @@ static void dynamic_fault_test_malformed(struct kunit *test)
 				    -EINVAL, "'%s'", bad_commands[i]);
 		KUNIT_EXPECT_FALSE_MSG(test, static_key_enabled(&b->armed),
 				       "'%s' armed b", bad_commands[i]);
-		KUNIT_EXPECT_EQ_MSG(test, a->policy.frequency, 3U,
+		KUNIT_EXPECT_EQ_MSG(test, a->state->policy.frequency, 3U,
 				    "'%s' changed a", bad_commands[i]);
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a->remaining), 5,
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&a->state->remaining), 5,
 				    "'%s' changed a", bad_commands[i]);
 	}
 	/* A command that matches nothing makes the whole write fail. */
@@ -590,7 +596,7 @@ static void dynamic_fault_test_nofail(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	kfree(p);
 	/* Not even a hit: a frequency counts failable allocations only. */
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->hits), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->hits), 0L);
 	KUNIT_EXPECT_NULL(test, dft_kmalloc(GFP_KERNEL));
 
 	EXPECT_CONTROL_OK(test, "func dft_alloc_pages enable");
@@ -640,6 +646,34 @@ static void dynamic_fault_test_sites_key(struct kunit *test)
 }
 #endif
 
+/*
+ * A point has no policy and counters until it is first armed (most points
+ * never are); then they are kept, so that the last arming's counters stay
+ * readable.
+ */
+static void dynamic_fault_test_state(struct kunit *test)
+{
+	struct dynamic_fault *df = find_point(test, "dft_state");
+
+	KUNIT_EXPECT_EQ(test, control("func dft_state disable"), 1);
+	KUNIT_EXPECT_NULL(test, df->state);
+	KUNIT_EXPECT_FALSE(test, dft_state());
+
+	EXPECT_CONTROL_OK(test, "func dft_state times 2");
+	KUNIT_ASSERT_NOT_NULL(test, df->state);
+	KUNIT_EXPECT_EQ(test, fire(dft_state, 4), 0x3ULL);
+	KUNIT_EXPECT_TRUE(test, disarms_itself(df));
+	KUNIT_ASSERT_NOT_NULL(test, df->state);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->hits), 2L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->faults), 2L);
+
+	/* Armed again, the same state starts over. */
+	EXPECT_CONTROL_OK(test, "func dft_state oneshot");
+	KUNIT_EXPECT_EQ(test, fire(dft_state, 4), 0x1ULL);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->faults), 1L);
+	control("func dft_state disable");
+}
+
 /* The index selector: a tag's position in iteration order, vmlinux first. */
 static void dynamic_fault_test_index(struct kunit *test)
 {
@@ -662,6 +696,7 @@ static struct kunit_case dynamic_fault_test_cases[] = {
 	KUNIT_CASE(dynamic_fault_test_probability),
 	KUNIT_CASE(dynamic_fault_test_selectors),
 	KUNIT_CASE(dynamic_fault_test_index),
+	KUNIT_CASE(dynamic_fault_test_state),
 	KUNIT_CASE(dynamic_fault_test_class),
 	KUNIT_CASE(dynamic_fault_test_task_scope),
 	KUNIT_CASE(dynamic_fault_test_malformed),
@@ -711,7 +746,7 @@ static void dynamic_fault_test_memory_context(struct kunit *test)
 
 	KUNIT_EXPECT_NOT_NULL_MSG(test, sa.p, "the softirq took the task's fault");
 	KUNIT_EXPECT_NULL_MSG(test, p, "the task's allocation did not fail");
-	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->faults), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&df->state->faults), 1L);
 	tasklet_kill(&sa.tasklet);
 	kfree(sa.p);
 	kfree(p);

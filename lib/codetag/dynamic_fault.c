@@ -5,7 +5,8 @@
  * Each fault point is a struct dynamic_fault in the dynamic_faults section:
  * dynamic_fault("class") sites, and the "memory" point of every allocation
  * wrapper (memory_fault_hooks()). A point is armed by enabling its static
- * key; only then does a call site look at its policy. The allocation
+ * key; only then does a call site look at its policy, in a struct
+ * dynamic_fault_state allocated when the point is first armed. The allocation
  * wrappers do not decide themselves: they make their point pending for the
  * current task, and the allocator's entry point decides knowing the gfp
  * flags (memory_fault_pending()).
@@ -132,29 +133,38 @@ static DEFINE_IRQ_WORK(dynamic_fault_reap_irq_work, dynamic_fault_reap_queue);
  */
 bool __dynamic_fault(struct dynamic_fault *df)
 {
-	const struct dynamic_fault_policy *p = &df->policy;
-	unsigned int flags = READ_ONCE(p->flags);
-	unsigned int frequency = READ_ONCE(p->frequency);
-	unsigned int probability = READ_ONCE(p->probability);
+	/*
+	 * Set before the point was first armed, and kept. A memory point
+	 * whose key is on only to capture contexts may have none.
+	 */
+	struct dynamic_fault_state *st = READ_ONCE(df->state);
+	const struct dynamic_fault_policy *p;
+	unsigned int flags, frequency, probability;
 	long hit, fault;
 	int left = 0;
 
+	if (!st)
+		return false;
+	p = &st->policy;
+	flags = READ_ONCE(p->flags);
+	frequency = READ_ONCE(p->frequency);
+	probability = READ_ONCE(p->probability);
 	if (!(flags & DYNAMIC_FAULT_ENABLED) || !task_matches(p))
 		return false;
 	/* Spent, and not yet disarmed: not a hit any more. */
-	if ((flags & DYNAMIC_FAULT_TIMES) && !atomic_read(&df->remaining))
+	if ((flags & DYNAMIC_FAULT_TIMES) && !atomic_read(&st->remaining))
 		return false;
-	hit = atomic_long_inc_return(&df->hits);
+	hit = atomic_long_inc_return(&st->hits);
 	if (frequency > 1 && hit % frequency)
 		return false;
 	if (probability < 100 && get_random_u32_below(100) >= probability)
 		return false;
 	if (flags & DYNAMIC_FAULT_TIMES) {
-		left = atomic_dec_if_positive(&df->remaining);
+		left = atomic_dec_if_positive(&st->remaining);
 		if (left < 0)
 			return false;
 	}
-	fault = atomic_long_inc_return(&df->faults);
+	fault = atomic_long_inc_return(&st->faults);
 	if (flags & DYNAMIC_FAULT_VERBOSE)
 		report_fault(df, hit, fault);
 	/* The last fault allowed: disarm the point, out of this context. */
@@ -285,9 +295,15 @@ bool __memory_fault_pending(gfp_t gfp)
  * dynamic_fault_mutex held, after the point's state changed from
  * @was_armed.
  */
+static bool is_armed(const struct dynamic_fault *df)
+{
+	return df->state &&
+	       (READ_ONCE(df->state->policy.flags) & DYNAMIC_FAULT_ENABLED);
+}
+
 static void update_keys(struct dynamic_fault *df, bool was_armed)
 {
-	bool armed = READ_ONCE(df->policy.flags) & DYNAMIC_FAULT_ENABLED;
+	bool armed = is_armed(df);
 	bool on = armed || (df->ct.flags & DYNAMIC_FAULT_FLAG_CAPTURE);
 
 	if (is_memory_point(df) && armed != was_armed) {
@@ -308,44 +324,45 @@ static void update_keys(struct dynamic_fault *df, bool was_armed)
 	}
 }
 
-static bool is_armed(const struct dynamic_fault *df)
-{
-	return READ_ONCE(df->policy.flags) & DYNAMIC_FAULT_ENABLED;
-}
-
 /* Called with dynamic_fault_mutex held. */
 static void disarm(struct dynamic_fault *df)
 {
 	bool was_armed = is_armed(df);
 
-	WRITE_ONCE(df->policy.flags, df->policy.flags & ~DYNAMIC_FAULT_ENABLED);
+	if (df->state)
+		WRITE_ONCE(df->state->policy.flags,
+			   df->state->policy.flags & ~DYNAMIC_FAULT_ENABLED);
 	update_keys(df, was_armed);
 }
 
-/* Called with dynamic_fault_mutex held. */
+/*
+ * Called with dynamic_fault_mutex held, on a point that has its state
+ * (dynamic_fault_prepare()).
+ */
 static void arm(struct dynamic_fault *df, const struct dynamic_fault_policy *p)
 {
+	struct dynamic_fault_state *st = df->state;
 	bool was_armed = is_armed(df);
 
 	/* A re-armed point may be hit meanwhile: keep the old policy off. */
-	WRITE_ONCE(df->policy.flags, 0);
-	atomic_long_set(&df->hits, 0);
-	atomic_long_set(&df->faults, 0);
-	atomic_set(&df->remaining, p->times);
-	df->policy.frequency = p->frequency;
-	df->policy.probability = p->probability;
-	df->policy.times = p->times;
-	df->policy.pid = p->pid;
-	memcpy(df->policy.comm, p->comm, sizeof(p->comm));
+	WRITE_ONCE(st->policy.flags, 0);
+	atomic_long_set(&st->hits, 0);
+	atomic_long_set(&st->faults, 0);
+	atomic_set(&st->remaining, p->times);
+	st->policy.frequency = p->frequency;
+	st->policy.probability = p->probability;
+	st->policy.times = p->times;
+	st->policy.pid = p->pid;
+	memcpy(st->policy.comm, p->comm, sizeof(p->comm));
 	smp_wmb();	/* the policy before the flags that enable it */
-	WRITE_ONCE(df->policy.flags, p->flags | DYNAMIC_FAULT_ENABLED);
+	WRITE_ONCE(st->policy.flags, p->flags | DYNAMIC_FAULT_ENABLED);
 	update_keys(df, was_armed);
 }
 
-static bool exhausted(const struct dynamic_fault *df)
+static bool exhausted(const struct dynamic_fault_state *st)
 {
-	return (READ_ONCE(df->policy.flags) & DYNAMIC_FAULT_TIMES) &&
-	       !atomic_read(&df->remaining);
+	return (READ_ONCE(st->policy.flags) & DYNAMIC_FAULT_TIMES) &&
+	       !atomic_read(&st->remaining);
 }
 
 /* Disarm the points whose last fault was injected. */
@@ -360,7 +377,7 @@ static void dynamic_fault_reap(struct work_struct *work)
 	while ((ct = codetag_next(&iter))) {
 		struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
 
-		if (is_armed(df) && exhausted(df))
+		if (is_armed(df) && exhausted(df->state))
 			disarm(df);
 	}
 	mutex_unlock(&dynamic_fault_mutex);
@@ -545,6 +562,31 @@ static int dynamic_fault_parse(void *data, char **words, int nr_words)
 	return 0;
 }
 
+/*
+ * A point gets its state the first time a command would arm it, before any
+ * command of the write is applied: a point that cannot have one makes the
+ * write fail whole. Once allocated, it is kept until its module goes.
+ */
+static int dynamic_fault_prepare(struct codetag *ct, const void *data)
+{
+	struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
+	const struct dynamic_fault_action *a = data;
+	struct dynamic_fault_state *st;
+
+	if (a->disable || READ_ONCE(df->state))
+		return 0;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	mutex_lock(&dynamic_fault_mutex);
+	if (df->state || (ct->flags & DYNAMIC_FAULT_FLAG_GONE))
+		kfree(st);
+	else
+		WRITE_ONCE(df->state, st);
+	mutex_unlock(&dynamic_fault_mutex);
+	return 0;
+}
+
 static void dynamic_fault_apply(struct codetag *ct, const void *data)
 {
 	struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
@@ -564,6 +606,7 @@ static void dynamic_fault_apply(struct codetag *ct, const void *data)
 static const struct codetag_control_ops dynamic_fault_ops = {
 	.action_size	= sizeof(struct dynamic_fault_action),
 	.parse		= dynamic_fault_parse,
+	.prepare	= dynamic_fault_prepare,
 	.apply		= dynamic_fault_apply,
 };
 
@@ -604,15 +647,13 @@ EXPORT_SYMBOL_GPL(dynamic_fault_control);
 
 /* ---- debugfs ----------------------------------------------------------- */
 
-static int dynamic_faults_show(struct seq_file *m, struct codetag *ct)
+static void show_state(struct seq_file *m, const struct dynamic_fault_state *st)
 {
-	struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
-	const struct dynamic_fault_policy *p = &df->policy;
+	const struct dynamic_fault_policy *p = &st->policy;
 	unsigned int flags = READ_ONCE(p->flags);
-	bool enabled = (flags & DYNAMIC_FAULT_ENABLED) && !exhausted(df);
+	bool enabled = (flags & DYNAMIC_FAULT_ENABLED) && !exhausted(st);
 
-	codetag_seq_print(m, ct);
-	seq_printf(m, " class:%s %s", df->class, enabled ? "enabled" : "disabled");
+	seq_puts(m, enabled ? "enabled" : "disabled");
 	if (enabled) {
 		if (p->frequency > 1)
 			seq_printf(m, " frequency:%u", p->frequency);
@@ -620,7 +661,7 @@ static int dynamic_faults_show(struct seq_file *m, struct codetag *ct)
 			seq_printf(m, " probability:%u", p->probability);
 		if (flags & DYNAMIC_FAULT_TIMES)
 			seq_printf(m, " times:%d/%u",
-				   atomic_read(&df->remaining), p->times);
+				   atomic_read(&st->remaining), p->times);
 		if (p->pid)
 			seq_printf(m, " pid:%d", p->pid);
 		if (p->comm[0])
@@ -628,8 +669,23 @@ static int dynamic_faults_show(struct seq_file *m, struct codetag *ct)
 		if (flags & DYNAMIC_FAULT_VERBOSE)
 			seq_puts(m, " verbose");
 	}
-	seq_printf(m, " hits:%ld faults:%ld\n", atomic_long_read(&df->hits),
-		   atomic_long_read(&df->faults));
+	seq_printf(m, " hits:%ld faults:%ld\n", atomic_long_read(&st->hits),
+		   atomic_long_read(&st->faults));
+}
+
+static int dynamic_faults_show(struct seq_file *m, struct codetag *ct)
+{
+	struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
+
+	codetag_seq_print(m, ct);
+	seq_printf(m, " class:%s ", df->class);
+	/* The state of a module's point goes with the module. */
+	mutex_lock(&dynamic_fault_mutex);
+	if (df->state)
+		show_state(m, df->state);
+	else
+		seq_puts(m, "disabled hits:0 faults:0\n");
+	mutex_unlock(&dynamic_fault_mutex);
 	return 0;
 }
 
@@ -664,8 +720,10 @@ static const char *dynamic_fault_class(const struct codetag *ct)
 
 /*
  * The module's code is about to go: forget its memory points in the
- * sites' and the allocators' keys, and make sure no command arms its points meanwhile.
- * Its own keys go with its jump table.
+ * sites' and the allocators' keys, make sure no command arms its points
+ * meanwhile, and free their states (no code of the module runs to look at
+ * them; the listing looks under the mutex). Its own keys go with its jump
+ * table.
  */
 static bool dynamic_fault_module_unload(struct codetag_type *cttype,
 					struct codetag_section *sect)
@@ -682,6 +740,8 @@ static bool dynamic_fault_module_unload(struct codetag_type *cttype,
 			static_branch_dec(&memory_faults_armed_key);
 		if (static_key_enabled(&df->armed) && is_memory_point(df))
 			alloc_sites_put();
+		kfree(df->state);
+		df->state = NULL;
 	}
 	alloc_codetag_hooks_update();
 	mutex_unlock(&dynamic_fault_mutex);

@@ -43,25 +43,37 @@ struct dynamic_fault_policy {
 #define DYNAMIC_FAULT_VERBOSE	BIT(2)	/* log each fault with a stack */
 
 /**
- * struct dynamic_fault - one fault point
- * @ct: its identity
- * @class: hierarchical class, ``memory`` or e.g. ``myfs:meta:read``
- * @armed: on while the point is armed: the only thing a call site tests
+ * struct dynamic_fault_state - what an armed fault point looks at
  * @policy: what the last arming command asked for
  * @remaining: faults left before a DYNAMIC_FAULT_TIMES cap is reached
  * @hits: arrivals of a matching task since the point was last armed
  * @faults: faults injected since the point was last armed
  *
- * Everything but @armed is looked at only while the point is armed.
+ * Allocated when the point is first armed and kept from then on, so that
+ * the counters of its last arming stay readable: most points are never
+ * armed, and every allocation call site has one.
+ */
+struct dynamic_fault_state {
+	struct dynamic_fault_policy policy;
+	atomic_t remaining;
+	atomic_long_t hits;
+	atomic_long_t faults;
+};
+
+/**
+ * struct dynamic_fault - one fault point
+ * @ct: its identity
+ * @class: hierarchical class, ``memory`` or e.g. ``myfs:meta:read``
+ * @armed: on while the point is armed: the only thing a call site tests
+ * @state: its policy and counters, NULL until it is first armed
+ *
+ * Only @armed is looked at while the point is disarmed.
  */
 struct dynamic_fault {
 	struct codetag ct;
 	const char *class;
 	struct static_key_false armed;
-	struct dynamic_fault_policy policy;
-	atomic_t remaining;
-	atomic_long_t hits;
-	atomic_long_t faults;
+	struct dynamic_fault_state *state;
 };
 
 #ifdef CONFIG_CODETAG_DYNAMIC_FAULT
