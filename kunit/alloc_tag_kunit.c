@@ -14,6 +14,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "../../../mm/slab.h"	/* where a cache keeps its objects' tags */
+
 #define NR_ALLOCS	8
 
 static struct alloc_tag *find_tag(unsigned int line)
@@ -345,6 +347,61 @@ static void alloc_tag_test_kmem_cache(struct kunit *test)
 	kmem_cache_destroy(cache);
 }
 
+/*
+ * The three places a slab object's tag is kept, chosen by the cache's
+ * stride and alignment: each charges and discharges exactly, through
+ * several slabs, with every byte of every object written over.
+ */
+static void alloc_tag_test_slab_layouts(struct kunit *test)
+{
+	static const struct {
+		unsigned int size, align;
+		const char *where;
+	} cases[] = {
+		{ 72, 8, "slot" },		/* after each object */
+		{ 128, 128, "page" },		/* vector at each page's end */
+		{ 1024, 1024, "slab" },		/* vector at each slab's end */
+	};
+	void *p[64];
+	unsigned int c, i;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		unsigned int size = cases[c].size;
+		struct kmem_cache *cache;
+		struct snapshot s;
+
+		cache = kmem_cache_create("alloc_tag_test_layout", size,
+					  cases[c].align, 0, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, cache);
+		KUNIT_EXPECT_EQ_MSG(test, !!cache->alloc_tag_offset, c == 0,
+				    "%s", cases[c].where);
+		/* 128 bytes: each entry 8 bytes nearer the page's start. */
+		KUNIT_EXPECT_EQ_MSG(test, cache->alloc_tag_shift, c == 1 ? 4U : 0U,
+				    "%s", cases[c].where);
+		/* A vector leaves the stride the object's size. */
+		if (c)
+			KUNIT_EXPECT_EQ_MSG(test, cache->size, size, "%s",
+					    cases[c].where);
+
+		/* The tag of the kmem_cache_alloc() line below. */
+		snap(test, &s, __LINE__ + 2);
+		for (i = 0; i < ARRAY_SIZE(p); i++) {
+			p[i] = kmem_cache_alloc(cache, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, p[i]);
+			memset(p[i], 0xff, size);
+		}
+		expect_delta(test, &s, ARRAY_SIZE(p) * size, ARRAY_SIZE(p));
+		for (i = 0; i < ARRAY_SIZE(p); i += 2)
+			kmem_cache_free(cache, p[i]);
+		expect_delta(test, &s, ARRAY_SIZE(p) / 2 * size,
+			     ARRAY_SIZE(p) / 2);
+		for (i = 1; i < ARRAY_SIZE(p); i += 2)
+			kmem_cache_free(cache, p[i]);
+		expect_delta(test, &s, 0, 0);
+		kmem_cache_destroy(cache);
+	}
+}
+
 static void alloc_tag_test_bulk(struct kunit *test)
 {
 	struct kmem_cache *cache;
@@ -428,6 +485,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_krealloc),
 	KUNIT_CASE(alloc_tag_test_kmem_cache),
 	KUNIT_CASE(alloc_tag_test_bulk),
+	KUNIT_CASE(alloc_tag_test_slab_layouts),
 	KUNIT_CASE(alloc_tag_test_dup),
 	KUNIT_CASE(alloc_tag_test_vmalloc),
 	KUNIT_CASE(alloc_tag_test_kvmalloc),

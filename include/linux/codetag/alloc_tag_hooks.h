@@ -20,6 +20,7 @@
 #include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/kasan.h>
 #include <linux/kfence.h>
+#include <linux/log2.h>
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
 #include <asm/unaligned.h>
@@ -98,8 +99,14 @@ static __always_inline void alloc_tag_discharge(struct alloc_tag *tag,
  * the offset is 0 and the slots form a vector at the end of each slab, one
  * per object, the first object's last.
  *
+ * Where the cache's slabs are single pages and its stride a power of two
+ * (kmalloc-128 and kmalloc-256 are), kmem_cache::alloc_tag_shift is set and
+ * the object's address alone locates its entry: the page's end less one
+ * slot per object up to it. Other vectors need the slab, and the object's
+ * index in it.
+ *
  * @sl, the object's slab, may be NULL: it is then found from the object,
- * and only for a vector.
+ * and only for a vector in a slab of more than one page.
  */
 #define alloc_tag_slab_slot(s, sl, obj) ({				\
 	struct kmem_cache *__ts = (s);					\
@@ -107,10 +114,25 @@ static __always_inline void alloc_tag_discharge(struct alloc_tag *tag,
 	const struct slab *__tsl;					\
 									\
 	likely(__ts->alloc_tag_offset) ? __to + __ts->alloc_tag_offset : \
+	likely(__ts->alloc_tag_shift) ? alloc_tag_page_slot(__to,	\
+					__ts->alloc_tag_shift) :	\
 		(__tsl = (sl) ?: virt_to_slab(__to),			\
 		 slab_address(__tsl) + slab_size(__tsl) - ALLOC_TAG_SLAB_SLOT * \
 		 (1 + __obj_to_index(__ts, slab_address(__tsl), __to)));	\
 })
+
+/*
+ * The entry of the object at @obj in the vector at the end of its page:
+ * with a stride of 2^(@shift + 3) bytes, the object's offset in the page
+ * shifted right by @shift is its index times the slot's size.
+ */
+static __always_inline void *alloc_tag_page_slot(void *obj, unsigned int shift)
+{
+	unsigned long addr = (unsigned long)obj;
+
+	return (void *)((addr | ~PAGE_MASK) + 1 - ALLOC_TAG_SLAB_SLOT -
+			((addr & ~PAGE_MASK) >> shift));
+}
 
 /* What a cache's slabs set aside at their end for the tag vector. */
 #define alloc_tag_slab_vector(s)					\
@@ -125,21 +147,52 @@ static __always_inline void alloc_tag_discharge(struct alloc_tag *tag,
 
 /*
  * Whether a cache of @size bytes aligned to @align keeps tags in a slot
- * after each object: unless that makes each object's stride more than
- * ALLOC_TAG_SLAB_MAX_GROWTH bytes larger (naturally aligned caches of 512
- * bytes and more), whose tags go to a vector at the end of each slab: it
- * costs no memory to speak of, but finding the slab and the object's index
- * in it costs an allocate+free pair about 76 instructions more while
- * profiling is on (make bench with a limit of 64, which sends kmalloc-128
- * and kmalloc-256 to vectors: 256 instructions a pair against 180). With
- * that limit the memory make bench counts would be 288 kB instead of 540.
+ * after each object, or in a vector at the end of each slab, which costs
+ * the slot's 8 bytes per object and no alignment. A slot, unless it would
+ * make each object's stride
+ *
+ * - more than ALLOC_TAG_PAGE_VECTOR_GROWTH bytes larger where the
+ *   vector's entries can be found from the object's address alone
+ *   (single-page slabs, a power of two stride up to
+ *   ALLOC_TAG_PAGE_VECTOR_MAX): kmalloc-128 and kmalloc-256, whose slots
+ *   would double their objects, and which hold most of the memory slots
+ *   would waste. Finding the entry costs an allocate+free pair 19
+ *   instructions more than a slot while profiling is on (make bench;
+ *   sending kmalloc-16 to kmalloc-64 to page vectors too would save
+ *   another 4 kB in its guest, for that price on their rows);
+ * - or more than ALLOC_TAG_SLAB_MAX_GROWTH bytes larger (naturally aligned
+ *   caches of 512 bytes and more): finding the slab and the object's index
+ *   in it costs a pair about 76 instructions more.
  */
+#define ALLOC_TAG_PAGE_VECTOR_GROWTH	64
+#define ALLOC_TAG_PAGE_VECTOR_MAX	(PAGE_SIZE / 16)
 #define ALLOC_TAG_SLAB_MAX_GROWTH	256
 
 static inline bool slab_tag_in_object(unsigned int size, unsigned int align)
 {
-	return ALIGN(size + ALLOC_TAG_SLAB_SLOT, align) - ALIGN(size, align) <=
-	       ALLOC_TAG_SLAB_MAX_GROWTH;
+	unsigned int stride = ALIGN(size, align);
+	unsigned int growth = ALIGN(size + ALLOC_TAG_SLAB_SLOT, align) - stride;
+
+	if (growth > ALLOC_TAG_PAGE_VECTOR_GROWTH && is_power_of_2(stride) &&
+	    stride <= ALLOC_TAG_PAGE_VECTOR_MAX)
+		return false;
+	return growth <= ALLOC_TAG_SLAB_MAX_GROWTH;
+}
+
+/*
+ * For a cache without slots, of stride @size: the shift for
+ * alloc_tag_page_slot() if its slabs can be single pages (SLUB's minimum
+ * order allows it; it then holds at least 15 objects), else 0. Objects
+ * must start at the page's start (@red_left_pad 0).
+ */
+static inline unsigned int slab_tag_page_shift(unsigned int size,
+					       unsigned int red_left_pad,
+					       unsigned int min_order)
+{
+	if (!is_power_of_2(size) || size > ALLOC_TAG_PAGE_VECTOR_MAX ||
+	    red_left_pad || min_order)
+		return 0;
+	return ilog2(size) - ilog2(ALLOC_TAG_SLAB_SLOT);
 }
 
 /* The stride a cache of @size bytes aligned to @align gets, slot included. */
@@ -257,6 +310,13 @@ static inline void alloc_tag_percpu_sub(void *slot, size_t size)
 
 #define alloc_tag_slab_vector(s)		0
 #define slab_tag_room(s)			((s)->size)
+
+static inline unsigned int slab_tag_page_shift(unsigned int size,
+					       unsigned int red_left_pad,
+					       unsigned int min_order)
+{
+	return 0;
+}
 
 static inline int slab_tag_stride(unsigned int size, unsigned int align)
 {
