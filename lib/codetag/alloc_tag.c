@@ -760,6 +760,9 @@ static const struct codetag_type_desc alloc_tag_desc = {
 static int __init alloc_tag_init(void)
 {
 	static_assert(sizeof(struct alloc_tag) % 8 == 0);
+	/* A vmalloc area's tag takes no room of its own (alloc_tag_vm_add()). */
+	static_assert(sizeof_field(struct vm_struct, alloc_tag) <=
+		      sizeof_field(struct vm_struct, phys_addr));
 
 	alloc_tag_cttype = codetag_register_type(&alloc_tag_desc);
 	if (IS_ERR(alloc_tag_cttype)) {

@@ -269,7 +269,12 @@ static __always_inline void __alloc_tag_slab_free(void *slot,
 						      __fs->object_size, ip); \
 } while (0)
 
-/* A vmalloc area is charged its mapped size; its vm_struct starts zeroed. */
+/*
+ * A vmalloc area is charged its mapped size; its vm_struct starts zeroed.
+ * The tag shares its place with the physical address of ioremap() areas,
+ * so that struct vm_struct stays 64 bytes: 72 would make every vmalloc()
+ * allocate and clear a kmalloc-96 object for it.
+ */
 static inline void alloc_tag_vm_add(struct vm_struct *area, unsigned long ip)
 {
 	if (mem_alloc_tags_live())
@@ -279,8 +284,9 @@ static inline void alloc_tag_vm_add(struct vm_struct *area, unsigned long ip)
 
 static inline void alloc_tag_vm_sub(struct vm_struct *area)
 {
-	alloc_tag_discharge(area->alloc_tag,
-			    (size_t)area->nr_pages << PAGE_SHIFT);
+	if (mem_alloc_tags_live() && (area->flags & VM_ALLOC))
+		alloc_tag_discharge(area->alloc_tag,
+				    (size_t)area->nr_pages << PAGE_SHIFT);
 }
 
 /*

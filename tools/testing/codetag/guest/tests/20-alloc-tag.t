@@ -39,6 +39,9 @@ check "slab objects are charged to their callers (fs/dcache.c, func __d_alloc)" 
 	grep -Eq '^[1-9][0-9]*(B|KiB|MiB) [1-9][0-9]* fs/dcache.c:[0-9]+ module:dcache func:__d_alloc$' $A
 check "vmalloc areas are charged to their callers (kernel/fork.c, func alloc_thread_stack_node)" \
 	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* kernel/fork.c:[0-9]+ module:fork func:alloc_thread_stack_node$' $A
+# A vmalloc area's tag has the place of an ioremap area's physical address.
+check "/proc/vmallocinfo lists vmalloc areas, none with a physical address" \
+	sh -c "grep -q ' vmalloc\$' /proc/vmallocinfo && ! grep ' vmalloc\$' /proc/vmallocinfo | grep -q phys="
 check "per-CPU allocations are charged to their callers (fs/namespace.c, func alloc_vfsmnt)" \
 	grep -Eq '^[1-9][0-9]*(B|KiB) [1-9][0-9]* fs/namespace.c:[0-9]+ module:namespace func:alloc_vfsmnt$' $A
 check_eq "alloc_tags.summary is root-only (0400)" "$(stat -c %a $A.summary)" 400
