@@ -157,30 +157,49 @@ static noinline __bench_fn int bench_leaf_point(unsigned int i)
 /* Where the calls' results go, so that the calls cannot be dropped. */
 static int bench_sink;
 
-#define BENCH_CALLS(name, call) do {					\
-	u64 best = U64_MAX, t0;						\
+/*
+ * A row of calls: @loops evaluations of @call, an int expression of the
+ * loop counter i, in a function of its own. Rows written one after the
+ * other in one function would not be laid out alike: GCC moves all but
+ * the first to the function's cold part, where each loop iteration takes
+ * an instruction more.
+ */
+#define DEFINE_BENCH_CALLS(fn, call)					\
+static noinline __bench_fn void fn(u64 *ns)				\
+{									\
+	u64 t0 = ktime_get_ns();					\
 	unsigned int i;							\
-	int run, err;							\
+									\
+	for (i = 0; i < loops; i++)					\
+		WRITE_ONCE(bench_sink, (call));				\
+	*ns = ktime_get_ns() - t0;					\
+}
+
+/* Report the best of three runs of the row function @fn. */
+#define BENCH_CALLS(name, fn) do {					\
+	u64 best = U64_MAX, ns;						\
+	int run;							\
 									\
 	for (run = 0; run < 3; run++) {					\
 		preempt_disable();					\
-		t0 = ktime_get_ns();					\
-		for (i = 0; i < loops; i++) {				\
-			err = call;					\
-			WRITE_ONCE(bench_sink, err);			\
-		}							\
-		best = min(best, ktime_get_ns() - t0);			\
+		fn(&ns);						\
+		best = min(best, ns);					\
 		preempt_enable();					\
 	}								\
 	report(name, best);						\
 } while (0)
 
+DEFINE_BENCH_CALLS(row_call, bench_call(i))
+DEFINE_BENCH_CALLS(row_call_point, bench_call_point(i))
+DEFINE_BENCH_CALLS(row_leaf, bench_leaf(i))
+DEFINE_BENCH_CALLS(row_leaf_point, bench_leaf_point(i))
+
 static noinline __bench_fn void bench_fault_points(void)
 {
-	BENCH_CALLS("call", bench_call(i));
-	BENCH_CALLS("call+fault_point", bench_call_point(i));
-	BENCH_CALLS("call_leaf", bench_leaf(i));
-	BENCH_CALLS("call_leaf+fault_point", bench_leaf_point(i));
+	BENCH_CALLS("call", row_call);
+	BENCH_CALLS("call+fault_point", row_call_point);
+	BENCH_CALLS("call_leaf", row_leaf);
+	BENCH_CALLS("call_leaf+fault_point", row_leaf_point);
 }
 
 /*
@@ -199,12 +218,17 @@ static noinline __bench_fn int bench_unique_errno(unsigned int fail)
 	return fail ? -ERR(EINVAL) : 0;
 }
 
+DEFINE_BENCH_CALLS(row_fail_plain, bench_plain_errno(1))
+DEFINE_BENCH_CALLS(row_fail_err, bench_unique_errno(1))
+DEFINE_BENCH_CALLS(row_ok_plain, bench_plain_errno(0))
+DEFINE_BENCH_CALLS(row_ok_err, bench_unique_errno(0))
+
 static noinline __bench_fn void bench_errcode(void)
 {
-	BENCH_CALLS("errno_fail_plain", bench_plain_errno(1));
-	BENCH_CALLS("errno_fail_ERR", bench_unique_errno(1));
-	BENCH_CALLS("errno_ok_plain", bench_plain_errno(0));
-	BENCH_CALLS("errno_ok_ERR", bench_unique_errno(0));
+	BENCH_CALLS("errno_fail_plain", row_fail_plain);
+	BENCH_CALLS("errno_fail_ERR", row_fail_err);
+	BENCH_CALLS("errno_ok_plain", row_ok_plain);
+	BENCH_CALLS("errno_ok_ERR", row_ok_err);
 }
 
 #ifdef CONFIG_CODETAG_TIME_STATS
@@ -212,18 +236,26 @@ static noinline __bench_fn void bench_errcode(void)
  * One recording at a site: what time_stats_record() costs on its own, the
  * clock read, and the start/end pair with its two clock reads.
  */
-static noinline __bench_fn void bench_time_stats(void)
-{
+DEFINE_BENCH_CALLS(row_record, ({
 	DEFINE_TIME_STATS_TAG(site);
+
+	time_stats_record(&site, 0, i);
+	0;
+}))
+DEFINE_BENCH_CALLS(row_clock, (int)ktime_get_ns())
+DEFINE_BENCH_CALLS(row_start_end, ({
 	u64 t;
 
-	BENCH_CALLS("time_stats_record", (time_stats_record(&site, 0, i), 0));
-	BENCH_CALLS("ktime_get_ns", (int)ktime_get_ns());
-	BENCH_CALLS("time_stats_start+end", ({
-		code_tag_time_stats_start(t);
-		code_tag_time_stats_end(t);
-		0;
-	}));
+	code_tag_time_stats_start(t);
+	code_tag_time_stats_end(t);
+	0;
+}))
+
+static noinline __bench_fn void bench_time_stats(void)
+{
+	BENCH_CALLS("time_stats_record", row_record);
+	BENCH_CALLS("ktime_get_ns", row_clock);
+	BENCH_CALLS("time_stats_start+end", row_start_end);
 }
 #else
 static void bench_time_stats(void)
