@@ -163,6 +163,7 @@ static int grow_module_refs(unsigned int last)
 	t = kzalloc(struct_size(t, tags, size), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
+	t->first = nr_alloc_tags_vmlinux() + 1;
 	t->size = size;
 	if (old)
 		memcpy(t->tags, old->tags, old->size * sizeof(t->tags[0]));
@@ -182,13 +183,13 @@ static void set_module_refs(struct alloc_tag_module *am, bool on)
 		return;
 	t = rcu_dereference_protected(alloc_tag_module_refs,
 				      lockdep_is_held(&alloc_tag_modules_lock));
-	base = am->first_ref - nr_alloc_tags_vmlinux() - 1;
+	base = am->first_ref - t->first;
 	for (i = 0; i < am->nr; i++) {
 		struct alloc_tag *tag = module_tag(am, i);
 
 		if (on)
 			WRITE_ONCE(tag->ct.flags, tag->ct.flags |
-				   (am->first_ref + i) << ALLOC_TAG_MODULE_REF_SHIFT);
+				   (am->first_ref + i) << ALLOC_TAG_REF_SHIFT);
 		WRITE_ONCE(t->tags[base + i], on ? tag : NULL);
 	}
 }
@@ -698,10 +699,32 @@ static void mem_profiling_off(void)
  * switching later would leave pages and objects charged early with no
  * free path looking for their tags.
  */
+/*
+ * Number the built-in tags for the pages they charge, before the first
+ * page is allocated. Numbers above them go to modules, and the top ones to
+ * contexts (alloc_tags.ctx): a kernel with more tags than numbers charges
+ * the pages of the ones left without, and says so.
+ */
+static void __init number_vmlinux_tags(void)
+{
+	struct alloc_tag *tag = alloc_tags_vmlinux();
+	unsigned int ref;
+
+	for (ref = 1; tag < alloc_tags_vmlinux_end(); ref++, tag++) {
+		if (ref >= ALLOC_TAG_CTX_FIRST_REF) {
+			pr_warn("no page reference numbers left for %td tags: their page allocations are not charged\n",
+				alloc_tags_vmlinux_end() - tag);
+			return;
+		}
+		tag->ct.flags |= ref << ALLOC_TAG_REF_SHIFT;
+	}
+}
+
 void __init alloc_tag_boot_init(void)
 {
 	bool on = mem_alloc_profiling_enabled();
 
+	number_vmlinux_tags();
 	if (mem_profiling_boot == BOOT_ON && !on) {
 		mem_profiling_on();
 	} else if ((mem_profiling_boot == BOOT_OFF ||

@@ -395,7 +395,8 @@ void alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
 {
 	unsigned int id = id_of_ref(ref);
 	struct alloc_tag *tag = READ_ONCE(alloc_tag_ctx_tags[id]);
-	unsigned int plain = alloc_tag_ref(tag);
+	unsigned int flags = READ_ONCE(tag->ct.flags);
+	unsigned int plain = alloc_tag_ref(flags);
 	bool first;
 
 	/* A tag without a number charges no page, captured or not. */
@@ -408,7 +409,7 @@ void alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
 			WRITE_ONCE(alloc_tag_ctx_bytes[id], 0);
 		return;
 	}
-	pgalloc_tag_charged(tag, order);
+	pgalloc_tag_charged(tag, order, flags);
 }
 
 /**
@@ -443,7 +444,7 @@ static struct alloc_tag *shrink_to_one_page(unsigned int ref,
 		WRITE_ONCE(alloc_tag_ctx_bytes[id_of_page_ref(ref)], PAGE_SIZE);
 	else if (ctx)
 		ctx->rec.size = PAGE_SIZE;
-	*plain = tag ? alloc_tag_ref(tag) : 0;
+	*plain = tag ? alloc_tag_ref(READ_ONCE(tag->ct.flags)) : 0;
 	spin_unlock_irqrestore(&ctx_lock, flags);
 	return tag;
 }

@@ -61,22 +61,25 @@ unsigned int alloc_tag_page_ext_ref(struct page *page);
 bool alloc_tag_set_page_ext_ref(struct page *page, unsigned int ref);
 
 /*
- * A module tag keeps its reference number in the top 16 bits of its flags
- * (type flags 8-23), set when the module is loaded; 0 if it has none.
+ * A tag keeps its reference number in the top 16 bits of its flags (type
+ * flags 8-23): set at boot for built-in tags, numbered by their place in
+ * the section from 1, and when the module is loaded for a module's; 0 if
+ * it has none. The page allocator reads it with the flags it reads anyway.
  */
-#define ALLOC_TAG_MODULE_REF_SHIFT	16
+#define ALLOC_TAG_REF_SHIFT	16
 
 /**
  * struct alloc_tag_module_refs - module tags by reference number
+ * @first: the number of entry 0, the first after vmlinux's
  * @size: number of entries
  * @rcu: for freeing the table it replaces
- * @tags: entry i is the tag numbered nr_alloc_tags_vmlinux() + 1 + i, or
- *	NULL
+ * @tags: entry i is the tag numbered @first + i, or NULL
  *
  * Replaced, never resized in place, when a module needs higher numbers;
  * readers (the page free path) use RCU.
  */
 struct alloc_tag_module_refs {
+	unsigned int first;
 	unsigned int size;
 	struct rcu_head rcu;
 	struct alloc_tag *tags[];
@@ -89,38 +92,52 @@ static inline struct alloc_tag *alloc_tags_vmlinux(void)
 	return (struct alloc_tag *)__start_alloc_tags;
 }
 
+static inline struct alloc_tag *alloc_tags_vmlinux_end(void)
+{
+	return (struct alloc_tag *)__stop_alloc_tags;
+}
+
+/* Not for fast paths: the section's ends are known only at link time. */
 static inline unsigned int nr_alloc_tags_vmlinux(void)
 {
-	return (struct alloc_tag *)__stop_alloc_tags - alloc_tags_vmlinux();
+	return alloc_tags_vmlinux_end() - alloc_tags_vmlinux();
 }
 
+/* Against the section's ends: against its count would be a division. */
 static inline bool alloc_tag_in_vmlinux(const struct alloc_tag *tag)
 {
-	return tag >= alloc_tags_vmlinux() &&
-	       tag < alloc_tags_vmlinux() + nr_alloc_tags_vmlinux();
+	return tag >= alloc_tags_vmlinux() && tag < alloc_tags_vmlinux_end();
 }
 
-static inline unsigned int alloc_tag_ref(struct alloc_tag *tag)
+/* The reference number of the tag with @flags (read once by the caller). */
+static inline unsigned int alloc_tag_ref(unsigned int flags)
 {
-	if (alloc_tag_in_vmlinux(tag))
-		return tag - alloc_tags_vmlinux() + 1;
-	return READ_ONCE(tag->ct.flags) >> ALLOC_TAG_MODULE_REF_SHIFT;
+	return flags >> ALLOC_TAG_REF_SHIFT;
+}
+
+/* The built-in tag numbered @ref, if it is one's: else past the section. */
+static inline struct alloc_tag *alloc_tag_vmlinux_of_ref(unsigned int ref)
+{
+	return (struct alloc_tag *)((unsigned long)__start_alloc_tags +
+				    (ref - 1UL) * sizeof(struct alloc_tag));
 }
 
 /* The tag of a reference number that is not a context's. */
 static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 {
-	unsigned int i = ref - nr_alloc_tags_vmlinux() - 1;
+	struct alloc_tag *tag = alloc_tag_vmlinux_of_ref(ref);
 	struct alloc_tag_module_refs *t;
-	struct alloc_tag *tag = NULL;
 
-	if (ref <= nr_alloc_tags_vmlinux())
-		return ref ? alloc_tags_vmlinux() + ref - 1 : NULL;
+	if (!ref)
+		return NULL;
+	if (tag < alloc_tags_vmlinux_end())
+		return tag;
+	tag = NULL;
 	/* The module stays while a page charged to it is live. */
 	rcu_read_lock();
 	t = rcu_dereference(alloc_tag_module_refs);
-	if (t && i < t->size)
-		tag = READ_ONCE(t->tags[i]);
+	if (t && ref - t->first < t->size)
+		tag = READ_ONCE(t->tags[ref - t->first]);
 	rcu_read_unlock();
 	return tag;
 }
@@ -149,20 +166,25 @@ static inline bool set_page_alloc_tag_ref(struct page *page, unsigned int ref)
 	return true;
 }
 
-/* A block of 2^order pages now keeps @tag's number: count it. */
-static inline void pgalloc_tag_charged(struct alloc_tag *tag, unsigned int order)
+/*
+ * A block of 2^order pages now keeps @tag's number: count it. @flags are
+ * the tag's, as read before.
+ */
+static inline void pgalloc_tag_charged(struct alloc_tag *tag, unsigned int order,
+				       unsigned int flags)
 {
 	alloc_tag_add(tag, PAGE_SIZE << order);
 	/* Once per site: sites only ever gain the flag. */
-	if (unlikely(!(READ_ONCE(tag->ct.flags) & ALLOC_TAG_FLAG_PAGES)))
-		WRITE_ONCE(tag->ct.flags, tag->ct.flags | ALLOC_TAG_FLAG_PAGES);
+	if (unlikely(!(flags & ALLOC_TAG_FLAG_PAGES)))
+		WRITE_ONCE(tag->ct.flags,
+			   READ_ONCE(tag->ct.flags) | ALLOC_TAG_FLAG_PAGES);
 }
 
 /* Charge a new block of 2^order pages to the current task's tag. */
 static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 {
+	unsigned int ref, flags;
 	struct alloc_tag *tag;
-	unsigned int ref;
 
 	if (!mem_alloc_profiling_enabled())
 		return;
@@ -172,12 +194,14 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 			alloc_tag_ctx_charge_page(page, order, tag);
 		return;
 	}
-	ref = alloc_tag_ref(tag);
+	/* Once: the per-CPU additions clobber memory. */
+	flags = READ_ONCE(tag->ct.flags);
+	ref = alloc_tag_ref(flags);
 	if (!ref)
 		return;
 	if (!set_page_alloc_tag_ref(page, ref))
 		return;
-	pgalloc_tag_charged(tag, order);
+	pgalloc_tag_charged(tag, order, flags);
 }
 
 /*
@@ -195,8 +219,9 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
 	if (!ref)
 		return;
 	set_page_alloc_tag_ref(page, 0);
-	if (likely(ref <= nr_alloc_tags_vmlinux())) {
-		alloc_tag_sub(alloc_tags_vmlinux() + ref - 1, PAGE_SIZE << order);
+	tag = alloc_tag_vmlinux_of_ref(ref);
+	if (likely(tag < alloc_tags_vmlinux_end())) {
+		alloc_tag_sub(tag, PAGE_SIZE << order);
 		return;
 	}
 	if (alloc_tag_ref_is_ctx(ref)) {
