@@ -497,16 +497,22 @@ static const struct codetag_control_ops test_ops = {
 	.apply		= test_apply_action,
 };
 
-static ssize_t control(struct codetag_test_ctx *ctx, const char *cmd)
+static ssize_t control_ops(struct codetag_test_ctx *ctx,
+			   const struct codetag_control_ops *ops, const char *cmd)
 {
 	char *buf = kstrdup(cmd, GFP_KERNEL);
 	ssize_t ret;
 
 	if (!buf)
 		return -ENOMEM;
-	ret = codetag_control_apply(ctx->cttype, &test_ops, buf);
+	ret = codetag_control_apply(ctx->cttype, ops, buf);
 	kfree(buf);
 	return ret;
+}
+
+static ssize_t control(struct codetag_test_ctx *ctx, const char *cmd)
+{
+	return control_ops(ctx, &test_ops, cmd);
 }
 
 static unsigned long total_hits(struct codetag_test_ctx *ctx)
@@ -610,16 +616,9 @@ static const struct codetag_control_ops test_prepare_ops = {
 
 static ssize_t control_prepared(struct codetag_test_ctx *ctx, const char *cmd)
 {
-	char *buf = kstrdup(cmd, GFP_KERNEL);
-	ssize_t ret;
-
-	if (!buf)
-		return -ENOMEM;
 	test_prepared = 0;
 	test_prepared_at_apply = 0;
-	ret = codetag_control_apply(ctx->cttype, &test_prepare_ops, buf);
-	kfree(buf);
-	return ret;
+	return control_ops(ctx, &test_prepare_ops, cmd);
 }
 
 static void codetag_test_control_prepare(struct kunit *test)
