@@ -691,14 +691,6 @@ static void mem_profiling_off(void)
 	static_branch_dec(&alloc_sites_key);
 }
 
-/**
- * alloc_tag_boot_init() - apply sysctl.vm.mem_profiling= from the command line
- *
- * Context: mm_init(), before the page allocator hands out its first page:
- * static keys cannot be switched from early_param() on every arch, and
- * switching later would leave pages and objects charged early with no
- * free path looking for their tags.
- */
 /*
  * Number the built-in tags for the pages they charge, before the first
  * page is allocated. Numbers above them go to modules, and the top ones to
@@ -720,6 +712,14 @@ static void __init number_vmlinux_tags(void)
 	}
 }
 
+/**
+ * alloc_tag_boot_init() - number the tags, apply sysctl.vm.mem_profiling=
+ *
+ * Context: mm_init(), before the page allocator hands out its first page:
+ * static keys cannot be switched from early_param() on every arch, and
+ * switching later would leave pages and objects charged early with no
+ * free path looking for their tags.
+ */
 void __init alloc_tag_boot_init(void)
 {
 	bool on = mem_alloc_profiling_enabled();
