@@ -287,6 +287,12 @@ bool __memory_fault_pending(gfp_t gfp)
 
 /* ---- Arming ------------------------------------------------------------ */
 
+static bool is_armed(const struct dynamic_fault *df)
+{
+	return df->state &&
+	       (READ_ONCE(df->state->policy.flags) & DYNAMIC_FAULT_ENABLED);
+}
+
 /*
  * A point's static key is on while it is armed or while it captures the
  * contexts of its allocation site for alloc_tags.ctx; the allocation
@@ -295,12 +301,6 @@ bool __memory_fault_pending(gfp_t gfp)
  * dynamic_fault_mutex held, after the point's state changed from
  * @was_armed.
  */
-static bool is_armed(const struct dynamic_fault *df)
-{
-	return df->state &&
-	       (READ_ONCE(df->state->policy.flags) & DYNAMIC_FAULT_ENABLED);
-}
-
 static void update_keys(struct dynamic_fault *df, bool was_armed)
 {
 	bool armed = is_armed(df);
@@ -647,6 +647,9 @@ EXPORT_SYMBOL_GPL(dynamic_fault_control);
 
 /* ---- debugfs ----------------------------------------------------------- */
 
+/* What a point that was never armed shows: disabled, nothing counted. */
+static const struct dynamic_fault_state never_armed;
+
 static void show_state(struct seq_file *m, const struct dynamic_fault_state *st)
 {
 	const struct dynamic_fault_policy *p = &st->policy;
@@ -681,10 +684,7 @@ static int dynamic_faults_show(struct seq_file *m, struct codetag *ct)
 	seq_printf(m, " class:%s ", df->class);
 	/* The state of a module's point goes with the module. */
 	mutex_lock(&dynamic_fault_mutex);
-	if (df->state)
-		show_state(m, df->state);
-	else
-		seq_puts(m, "disabled hits:0 faults:0\n");
+	show_state(m, df->state ?: &never_armed);
 	mutex_unlock(&dynamic_fault_mutex);
 	return 0;
 }
