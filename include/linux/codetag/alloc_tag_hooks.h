@@ -168,13 +168,19 @@ static __always_inline void *alloc_tag_page_slot(void *obj, unsigned int shift)
 #define ALLOC_TAG_PAGE_VECTOR_MAX	(PAGE_SIZE / 16)
 #define ALLOC_TAG_SLAB_MAX_GROWTH	256
 
+/* Whether a vector at the end of single-page slabs suits a stride. */
+static inline bool slab_tag_page_vector_fits(unsigned int stride)
+{
+	return is_power_of_2(stride) && stride <= ALLOC_TAG_PAGE_VECTOR_MAX;
+}
+
 static inline bool slab_tag_in_object(unsigned int size, unsigned int align)
 {
 	unsigned int stride = ALIGN(size, align);
 	unsigned int growth = ALIGN(size + ALLOC_TAG_SLAB_SLOT, align) - stride;
 
-	if (growth > ALLOC_TAG_PAGE_VECTOR_GROWTH && is_power_of_2(stride) &&
-	    stride <= ALLOC_TAG_PAGE_VECTOR_MAX)
+	if (growth > ALLOC_TAG_PAGE_VECTOR_GROWTH &&
+	    slab_tag_page_vector_fits(stride))
 		return false;
 	return growth <= ALLOC_TAG_SLAB_MAX_GROWTH;
 }
@@ -189,8 +195,7 @@ static inline unsigned int slab_tag_page_shift(unsigned int size,
 					       unsigned int red_left_pad,
 					       unsigned int min_order)
 {
-	if (!is_power_of_2(size) || size > ALLOC_TAG_PAGE_VECTOR_MAX ||
-	    red_left_pad || min_order)
+	if (!slab_tag_page_vector_fits(size) || red_left_pad || min_order)
 		return 0;
 	return ilog2(size) - ilog2(ALLOC_TAG_SLAB_SLOT);
 }
@@ -316,13 +321,6 @@ static inline void alloc_tag_percpu_sub(void *slot, size_t size)
 
 #define alloc_tag_slab_vector(s)		0
 #define slab_tag_room(s)			((s)->size)
-
-static inline unsigned int slab_tag_page_shift(unsigned int size,
-					       unsigned int red_left_pad,
-					       unsigned int min_order)
-{
-	return 0;
-}
 
 static inline int slab_tag_stride(unsigned int size, unsigned int align)
 {
