@@ -6,6 +6,7 @@
 
 #include <kunit/test.h>
 #include <linux/codetag/alloc_tag.h>
+#include <linux/codetag/pgalloc_tag.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -206,6 +207,33 @@ static void alloc_tag_test_disabled(struct kunit *test)
 	static_branch_disable(&mem_alloc_profiling_key);
 	__free_pages(page, 0);
 	static_branch_enable(&mem_alloc_profiling_key);
+	expect_delta(test, &s, 0, 0);
+}
+
+/*
+ * A charge only sets a page's reference bits (set_new_page_alloc_tag_ref()):
+ * every page the allocator hands out must have them clear, including the
+ * page a tagged block just freed gives back, and one allocated while
+ * profiling is off, which is not charged at all.
+ */
+static void alloc_tag_test_page_ref_cleared(struct kunit *test)
+{
+	struct page *page, *again;
+	struct snapshot s;
+
+	KUNIT_ASSERT_TRUE_MSG(test, pgalloc_tag_in_flags || pgalloc_tag_in_page_ext,
+			      "this config keeps no page references");
+	page = SNAP(&s, alloc_pages(GFP_KERNEL, 0));
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_NE(test, page_alloc_tag_ref(page), 0U);
+	__free_pages(page, 0);
+
+	static_branch_disable(&mem_alloc_profiling_key);
+	again = alloc_pages(GFP_KERNEL, 0);
+	static_branch_enable(&mem_alloc_profiling_key);
+	KUNIT_ASSERT_NOT_NULL(test, again);
+	KUNIT_EXPECT_EQ(test, page_alloc_tag_ref(again), 0U);
+	__free_pages(again, 0);
 	expect_delta(test, &s, 0, 0);
 }
 
@@ -479,6 +507,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_nesting),
 	KUNIT_CASE(alloc_tag_test_disabled),
 	KUNIT_CASE(alloc_tag_test_disabled_slab),
+	KUNIT_CASE(alloc_tag_test_page_ref_cleared),
 	KUNIT_CASE(alloc_tag_test_nesting_slab),
 	KUNIT_CASE(alloc_tag_test_kmalloc),
 	KUNIT_CASE(alloc_tag_test_kmalloc_family),

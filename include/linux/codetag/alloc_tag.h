@@ -80,15 +80,6 @@ static __always_inline bool mem_alloc_tags_live(void)
 				   &mem_alloc_tags_live_key);
 }
 
-/*
- * The same, laid out for a path that must cost one no-op while tags are
- * not live, whatever the default: the path for live tags out of line.
- */
-static __always_inline bool mem_alloc_tags_live_unlikely(void)
-{
-	return static_branch_unlikely(&mem_alloc_tags_live_key);
-}
-
 DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
 			 alloc_sites_key);
 
@@ -202,11 +193,6 @@ static inline bool mem_alloc_profiling_enabled(void)
 }
 
 static inline bool mem_alloc_tags_live(void)
-{
-	return false;
-}
-
-static inline bool mem_alloc_tags_live_unlikely(void)
 {
 	return false;
 }

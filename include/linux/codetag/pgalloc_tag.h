@@ -4,7 +4,7 @@
  * is kept in spare bits of page->flags, as a reference number, so a free
  * finds its tag without a search and without memory per page.
  *
- * Included only by the page allocator.
+ * Included only by the page allocator, lib/codetag and its KUnit tests.
  */
 #ifndef _LINUX_CODETAG_PGALLOC_TAG_H
 #define _LINUX_CODETAG_PGALLOC_TAG_H
@@ -167,6 +167,22 @@ static inline bool set_page_alloc_tag_ref(struct page *page, unsigned int ref)
 }
 
 /*
+ * The same for a block just allocated: its reference is 0, as only blocks
+ * that were charged have one, and pgalloc_tag_sub() clears it when it
+ * finds it, so the bits need only be set, not cleared first.
+ */
+static inline bool set_new_page_alloc_tag_ref(struct page *page,
+					      unsigned int ref)
+{
+	if (!pgalloc_tag_in_flags)
+		return set_page_alloc_tag_ref(page, ref);
+	if (IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_DEBUG))
+		WARN_ON_ONCE(page_alloc_tag_ref(page));
+	page->flags |= (unsigned long)ref << ALLOC_TAG_REF_PGOFF;
+	return true;
+}
+
+/*
  * A block of 2^order pages now keeps @tag's number: count it. @flags are
  * the tag's, as read before.
  */
@@ -180,15 +196,15 @@ static inline void pgalloc_tag_charged(struct alloc_tag *tag, unsigned int order
 			   READ_ONCE(tag->ct.flags) | ALLOC_TAG_FLAG_PAGES);
 }
 
-/* Charge a new block of 2^order pages to the current task's tag. */
-static inline void pgalloc_tag_add(struct page *page, unsigned int order)
+/*
+ * Charge a new block of 2^order pages to the current task's tag, profiling
+ * being on.
+ */
+static inline void __pgalloc_tag_add(struct page *page, unsigned int order)
 {
+	struct alloc_tag *tag = current->alloc_tag;
 	unsigned int ref, flags;
-	struct alloc_tag *tag;
 
-	if (!mem_alloc_profiling_enabled())
-		return;
-	tag = current->alloc_tag;
 	if (unlikely(!alloc_tag_is_real(tag))) {
 		if (alloc_tag_is_ctx(tag))
 			alloc_tag_ctx_charge_page(page, order, tag);
@@ -199,9 +215,16 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order)
 	ref = alloc_tag_ref(flags);
 	if (!ref)
 		return;
-	if (!set_page_alloc_tag_ref(page, ref))
+	if (!set_new_page_alloc_tag_ref(page, ref))
 		return;
 	pgalloc_tag_charged(tag, order, flags);
+}
+
+/* Charge a new block of 2^order pages, if profiling is on. */
+static inline void pgalloc_tag_add(struct page *page, unsigned int order)
+{
+	if (mem_alloc_profiling_enabled())
+		__pgalloc_tag_add(page, order);
 }
 
 /*
@@ -281,6 +304,7 @@ static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order)
 
 #else /* !CONFIG_MEM_ALLOC_PROFILING */
 
+static inline void __pgalloc_tag_add(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_split(struct page *page, unsigned int order) {}
