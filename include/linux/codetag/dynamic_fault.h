@@ -15,6 +15,7 @@
 #include <linux/codetag/codetag.h>
 #include <linux/errno.h>
 #include <linux/jump_label.h>
+#include <linux/stringify.h>
 #include <linux/types.h>
 
 /* TASK_COMM_LEN, which <linux/gfp.h> cannot reach for <linux/sched.h>. */
@@ -104,6 +105,7 @@ bool __memory_fault_pending(gfp_t gfp);
  */
 #if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
 #include <asm/asm.h>
+#include <asm/nops.h>
 
 /**
  * __dynamic_fault_thunk() - __dynamic_fault() for dynamic_fault_slow()
@@ -129,9 +131,64 @@ void __memory_fault_pending_thunk(void);
 	dynamic_fault_thunk_call(__dynamic_fault_thunk, df)
 #define memory_fault_pending_slow(gfp)					\
 	dynamic_fault_thunk_call(__memory_fault_pending_thunk, gfp)
+
+#if defined(CONFIG_JUMP_LABEL) && !defined(CONFIG_FRAME_POINTER)
+/*
+ * A fault point's static branch and its slow path in one asm goto. The
+ * branch is a jump label whose target is a stub out of line: the stub
+ * calls __dynamic_fault_thunk(), restores %rax and goes on after the
+ * branch, or to the label of the fault. To the compiler the whole is one
+ * statement that uses no register and has two exits, so no slow path
+ * joins the fast path: GCC would make the code around a join keep a copy
+ * of a register for the slow path, an instruction the fast path would
+ * pay too. The stub has a section of its own, so that a point in cold
+ * code is not written into the middle of it. objtool follows the jump
+ * label into the stub as part of the function, so stack traces taken in
+ * __dynamic_fault() unwind through it to the function's caller; the
+ * stub's symbol (dynamic_fault_stub_N, no type, so that objtool does not
+ * take it for a function) names its frame. Without frame pointers only:
+ * a call from inline asm must come after the frame is set up.
+ */
+static __always_inline bool dynamic_fault_branch(struct dynamic_fault *df)
+{
+	asm goto("1:\t.byte " __stringify(BYTES_NOP5) "\n"
+		 "3:\n\t"
+		 ".pushsection .text.unlikely.dynamic_fault, \"ax\"\n"
+		 "2:\n"
+		 "dynamic_fault_stub_%=:\n\t"
+		 "push %%rax\n\t"
+		 "mov %1, %%rax\n\t"
+		 "call __dynamic_fault_thunk\n\t"
+		 "test %%al, %%al\n\t"
+		 "pop %%rax\n\t"
+		 "jnz %l[fault]\n\t"
+		 "jmp 3b\n\t"
+		 "int3\n\t"
+		 ".popsection\n\t"
+		 ".pushsection __jump_table, \"aw\"\n\t"
+		 _ASM_ALIGN "\n\t"
+		 ".long 1b - ., 2b - .\n\t"
+		 _ASM_PTR "%c0 - .\n\t"
+		 ".popsection\n\t"
+		 : : "i" (&df->armed.key), "i" (df) : : fault);
+	return false;
+fault:
+	return true;
+}
+
+#define HAVE_DYNAMIC_FAULT_BRANCH
+#endif /* CONFIG_JUMP_LABEL && !CONFIG_FRAME_POINTER */
 #else
 #define dynamic_fault_slow(df)		__dynamic_fault(df)
 #define memory_fault_pending_slow(gfp)	__memory_fault_pending(gfp)
+#endif
+
+#ifndef HAVE_DYNAMIC_FAULT_BRANCH
+/* The point's static branch, then its slow path. */
+static __always_inline bool dynamic_fault_branch(struct dynamic_fault *df)
+{
+	return static_branch_unlikely(&df->armed) && dynamic_fault_slow(df);
+}
 #endif
 
 /**
@@ -142,15 +199,15 @@ void __memory_fault_pending_thunk(void);
  * when this returns true, as if what it was about to do had failed.
  *
  * Context: any. While the point is disarmed it costs one static branch,
- * a patched no-op with JUMP_LABEL, and on x86-64 nothing else (see
- * dynamic_fault_slow()); armed, it counts the hit and applies the policy
- * it was armed with, without taking a lock.
+ * a patched no-op with JUMP_LABEL, and on x86-64 nothing else, not even
+ * a register (see dynamic_fault_branch()); armed, it counts the hit and
+ * applies the policy it was armed with, without taking a lock.
  * Return: true if a fault is to be injected.
  */
 #define dynamic_fault(_class) ({					\
 	DEFINE_DYNAMIC_FAULT(_df, _class);				\
 									\
-	static_branch_unlikely(&_df.armed) && dynamic_fault_slow(&_df); \
+	dynamic_fault_branch(&_df);					\
 })
 
 unsigned long memory_fault_push(struct dynamic_fault *df);

@@ -21,6 +21,11 @@
  * arms every memory fault point in the kernel with the command
  * "class memory enable", runs the operation, disarms them all with
  * "class memory disable" and returns the operation's result.
+ *
+ *   echo 1 > /sys/kernel/debug/codetag_test_fault/io
+ *
+ * runs an I/O that a dynamic_fault("codetag_test:io") point fails with
+ * -EIO, in a function that keeps a value across a call.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -82,6 +87,27 @@ free_name:
 free_req:
 	kfree(req);
 	return err;
+}
+
+static noinline int fault_io_step(int n)
+{
+	OPTIMIZER_HIDE_VAR(n);
+	return n;
+}
+
+static noinline int fault_io(int n)
+{
+	if (dynamic_fault("codetag_test:io"))
+		return -EIO;
+	return fault_io_step(fault_io_step(n) + n) ? 0 : -EINVAL;
+}
+
+static ssize_t io_write(struct file *file, const char __user *ubuf,
+			size_t len, loff_t *ppos)
+{
+	int err = fault_io(1);
+
+	return err ? err : len;
 }
 
 static ssize_t run_write(struct file *file, const char __user *ubuf,
@@ -147,6 +173,11 @@ static const struct file_operations arm_all_fops = {
 	.write	= arm_all_write,
 };
 
+static const struct file_operations io_fops = {
+	.owner	= THIS_MODULE,
+	.write	= io_write,
+};
+
 static struct dentry *fault_dir;
 
 static int __init codetag_test_fault_init(void)
@@ -158,6 +189,7 @@ static int __init codetag_test_fault_init(void)
 	debugfs_create_file("run", 0200, fault_dir, NULL, &run_fops);
 	debugfs_create_file("repeat", 0400, fault_dir, NULL, &repeat_fops);
 	debugfs_create_file("arm_all", 0200, fault_dir, NULL, &arm_all_fops);
+	debugfs_create_file("io", 0200, fault_dir, NULL, &io_fops);
 	return 0;
 }
 module_init(codetag_test_fault_init);

@@ -34,7 +34,7 @@ check "the fault point of a real allocation site is listed (fs/dcache.c __d_allo
 	grep -Eq '^fs/dcache.c:[0-9]+ module:dcache func:__d_alloc class:memory disabled hits:0 faults:0$' $F
 
 insmod $M/codetag_test_fault.ko
-grep "module:codetag_test_fault func:fault_op " $F > /tmp/sites
+grep "module:codetag_test_fault func:fault_op class:memory " $F > /tmp/sites
 n=$(wc -l < /tmp/sites)
 check_eq "the module's six allocation sites appear on load" "$n" 6
 check "they are named by the module's source file" \
@@ -106,6 +106,25 @@ check "'verbose' logs the site of the fault" \
 	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'dynamic_fault: fault 1 at $SRC:[0-9]* func:fault_op class:memory, hit 1, in sh'"
 check "... and the stack through the operation" \
 	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'run_write+0x'"
+echo "module codetag_test_fault disable" > $F
+
+# A dynamic_fault() point of a class of our own, armed by a prefix of its
+# class: it fails the I/O once, and its stack trace unwinds through the
+# point's out-of-line path into the function and its callers.
+check "a dynamic_fault(\"codetag_test:io\") point is listed, disarmed" \
+	grep -Eq "^$SRC:[0-9]+ module:codetag_test_fault func:fault_io class:codetag_test:io disabled hits:0 faults:0\$" $F
+check "the I/O succeeds while it is disarmed" sh -c "echo 1 > $T/io"
+dmesg_mark
+echo "class codetag_test oneshot verbose" > $F
+check "'class codetag_test oneshot verbose' fails the I/O with EIO" \
+	sh -c "! echo 1 > $T/io 2>/tmp/err && grep -q 'Input/output error' /tmp/err"
+check "... once" sh -c "echo 1 > $T/io"
+check "... the log names the point" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'dynamic_fault: fault 1 at $SRC:[0-9]* func:fault_io class:codetag_test:io, hit 1, in sh'"
+check "... and the stack through the point's path to its function's caller" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -A1 'dynamic_fault_stub_[0-9]*+0x' | grep -q 'io_write+0x'"
+check "... it counted the one fault, and is disarmed" \
+	grep -Eq "^$SRC:[0-9]+ module:codetag_test_fault func:fault_io class:codetag_test:io disabled hits:[12] faults:1\$" $F
 echo "module codetag_test_fault disable" > $F
 
 # The first command line: every allocation site in the kernel. Armed and
