@@ -163,12 +163,16 @@ static __always_inline void alloc_tag_sub(struct alloc_tag *tag, size_t bytes)
  *
  * The call is written out twice and exactly one copy runs: while
  * profiling is off it is made directly, behind one static branch, with no
- * tag saved or restored.
+ * tag saved or restored. The branch is laid out for profiling off whatever
+ * the default: a no-op then, and the path with hooks out of line. Laid
+ * out for on, as mem_alloc_profiling_enabled() is with
+ * MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT, a site would pay a jump there
+ * and one back while profiling is off, to save them while it is on.
  */
 #define alloc_profile_hooks(_tag, ...) ({				\
 	typeof(__VA_ARGS__) _res;					\
 									\
-	if (mem_alloc_profiling_enabled()) {				\
+	if (static_branch_unlikely(&mem_alloc_profiling_key)) {		\
 		struct alloc_tag *_new_tag = (_tag);			\
 		struct alloc_tag *_old_tag = alloc_tag_save(_new_tag);	\
 									\
