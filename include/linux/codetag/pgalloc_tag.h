@@ -122,17 +122,12 @@ static inline struct alloc_tag *alloc_tag_vmlinux_of_ref(unsigned int ref)
 				    (ref - 1UL) * sizeof(struct alloc_tag));
 }
 
-/* The tag of a reference number that is not a context's. */
-static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
+/* The module tag numbered @ref, if one is: numbers past vmlinux's only. */
+static inline struct alloc_tag *alloc_tag_module_of_ref(unsigned int ref)
 {
-	struct alloc_tag *tag = alloc_tag_vmlinux_of_ref(ref);
 	struct alloc_tag_module_refs *t;
+	struct alloc_tag *tag = NULL;
 
-	if (!ref)
-		return NULL;
-	if (tag < alloc_tags_vmlinux_end())
-		return tag;
-	tag = NULL;
 	/* The module stays while a page charged to it is live. */
 	rcu_read_lock();
 	t = rcu_dereference(alloc_tag_module_refs);
@@ -140,6 +135,18 @@ static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
 		tag = READ_ONCE(t->tags[ref - t->first]);
 	rcu_read_unlock();
 	return tag;
+}
+
+/* The tag of a reference number that is not a context's. */
+static inline struct alloc_tag *alloc_tag_of_ref(unsigned int ref)
+{
+	struct alloc_tag *tag = alloc_tag_vmlinux_of_ref(ref);
+
+	if (!ref)
+		return NULL;
+	if (tag < alloc_tags_vmlinux_end())
+		return tag;
+	return alloc_tag_module_of_ref(ref);
 }
 
 static inline unsigned int page_alloc_tag_ref(struct page *page)
@@ -251,7 +258,7 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
 		alloc_tag_ctx_page_discharge(ref, PAGE_SIZE << order);
 		return;
 	}
-	tag = alloc_tag_of_ref(ref);
+	tag = alloc_tag_module_of_ref(ref);
 	if (tag)
 		alloc_tag_sub(tag, PAGE_SIZE << order);
 }
