@@ -108,12 +108,12 @@ bool __memory_fault_pending(gfp_t gfp);
 #include <asm/nops.h>
 
 /**
- * __dynamic_fault_thunk() - __dynamic_fault() for dynamic_fault_slow()
+ * __dynamic_fault_thunk() - __dynamic_fault() for a fault point's slow path
  *
  * Context: any. Takes the fault point in %rax, returns __dynamic_fault()'s
  * answer in %al and changes no other register. It cannot be called from
- * C: only through dynamic_fault_thunk_call(), as dynamic_fault() does, in
- * modules too.
+ * C: only from the stub of dynamic_fault_branch() or through
+ * dynamic_fault_slow(), as dynamic_fault() does, in modules too.
  */
 void __dynamic_fault_thunk(void);
 /* The same for __memory_fault_pending(), with the gfp flags in %rax. */
