@@ -39,7 +39,7 @@ static void snap(struct kunit *test, struct snapshot *s, unsigned int line)
 {
 	s->tag = find_tag(line);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, s->tag, "no tag at line %u", line);
-	s->before = alloc_tag_read(s->tag);
+	s->before = alloc_tag_read_raw(s->tag);
 }
 
 /*
@@ -52,7 +52,8 @@ static void snap(struct kunit *test, struct snapshot *s, unsigned int line)
 static void expect_delta(struct kunit *test, struct snapshot *s,
 			 s64 bytes, s64 calls)
 {
-	struct alloc_tag_counters now = alloc_tag_read(s->tag);
+	/* Raw: alloc_tag_read() would hide an underflow below zero. */
+	struct alloc_tag_counters now = alloc_tag_read_raw(s->tag);
 
 	KUNIT_EXPECT_EQ_MSG(test, (s64)(now.bytes - s->before.bytes), bytes,
 			    "bytes at line %u", s->tag->ct.lineno);
@@ -376,6 +377,54 @@ static void alloc_tag_test_kmem_cache(struct kunit *test)
 }
 
 /*
+ * Two mergeable caches of one object size and flags become one: SLUB
+ * names a mergeable cache's sysfs directory after its size, flags and tag
+ * offset, so a second cache left unmerged would take the same name and
+ * fail to be created. An object size that alignment pads (424 bytes,
+ * cache-line aligned, to 448: no kmalloc cache to merge with) is the case
+ * a slot after the object changes.
+ */
+static void alloc_tag_test_cache_merge(struct kunit *test)
+{
+	struct kmem_cache *a, *b;
+
+	a = kmem_cache_create("alloc_tag_test_a", 424, 0, SLAB_HWCACHE_ALIGN,
+			      NULL);
+	b = kmem_cache_create("alloc_tag_test_b", 424, 0, SLAB_HWCACHE_ALIGN,
+			      NULL);
+	KUNIT_EXPECT_NOT_NULL(test, a);
+	KUNIT_EXPECT_NOT_NULL(test, b);
+	KUNIT_EXPECT_PTR_EQ(test, a, b);
+	kmem_cache_destroy(b);
+	kmem_cache_destroy(a);
+}
+
+/* A tag no allocation uses: the test below moves its counters by hand. */
+DEFINE_ALLOC_TAG(unused_tag);
+
+/*
+ * alloc_tag_read() shows nothing below zero; alloc_tag_read_raw() is how
+ * tests and alloc_tags.summary see an underflow.
+ */
+static void alloc_tag_test_read_raw(struct kunit *test)
+{
+	struct alloc_tag_counters raw, shown;
+
+	alloc_tag_sub(&unused_tag, 64);
+	raw = alloc_tag_read_raw(&unused_tag);
+	shown = alloc_tag_read(&unused_tag);
+	alloc_tag_add(&unused_tag, 64);
+
+	KUNIT_EXPECT_EQ(test, (s64)raw.bytes, -64);
+	KUNIT_EXPECT_EQ(test, (s64)raw.calls, -1);
+	KUNIT_EXPECT_EQ(test, shown.bytes, 0);
+	KUNIT_EXPECT_EQ(test, shown.calls, 0);
+	raw = alloc_tag_read_raw(&unused_tag);
+	KUNIT_EXPECT_EQ(test, raw.bytes, 0);
+	KUNIT_EXPECT_EQ(test, raw.calls, 0);
+}
+
+/*
  * The three places a slab object's tag is kept, chosen by the cache's
  * stride and alignment: each charges and discharges exactly, through
  * several slabs, with every byte of every object written over.
@@ -515,6 +564,8 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_kmem_cache),
 	KUNIT_CASE(alloc_tag_test_bulk),
 	KUNIT_CASE(alloc_tag_test_slab_layouts),
+	KUNIT_CASE(alloc_tag_test_cache_merge),
+	KUNIT_CASE(alloc_tag_test_read_raw),
 	KUNIT_CASE(alloc_tag_test_dup),
 	KUNIT_CASE(alloc_tag_test_vmalloc),
 	KUNIT_CASE(alloc_tag_test_kvmalloc),

@@ -76,14 +76,20 @@ struct codetag_type *alloc_tag_cttype;
 /* ---- Counters ---------------------------------------------------------- */
 
 /**
- * alloc_tag_read() - what is live at a call site
+ * alloc_tag_read_raw() - a call site's counters, summed as they are
  * @tag: the tag
  *
- * Sums the per-CPU counters; concurrent updates may or may not be seen.
+ * Sums the per-CPU counters and clamps nothing: read as s64, a negative
+ * figure is either an underflow (a site discharged for something it was
+ * never charged) or a sum that saw a free on one CPU and missed the
+ * allocation it frees on another. A figure that stays negative is a bug;
+ * tests and alloc_tags.summary look for it here, since alloc_tag_read()
+ * hides it.
  *
- * Return: live bytes and calls, never below zero.
+ * Context: any.
+ * Return: bytes and calls allocated minus freed, modulo 2^64.
  */
-struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag)
+struct alloc_tag_counters alloc_tag_read_raw(const struct alloc_tag *tag)
 {
 	struct alloc_tag_counters sum = { 0, 0 };
 	int cpu;
@@ -96,7 +102,25 @@ struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag)
 		sum.bytes += READ_ONCE(c->bytes);
 		sum.calls += READ_ONCE(c->calls);
 	}
-	/* A racing alloc/free pair on two CPUs can dip below zero briefly. */
+	return sum;
+}
+EXPORT_SYMBOL_GPL(alloc_tag_read_raw);
+
+/**
+ * alloc_tag_read() - what is live at a call site
+ * @tag: the tag
+ *
+ * Sums the per-CPU counters; concurrent updates may or may not be seen,
+ * so a sum can dip below zero for a moment (see alloc_tag_read_raw()):
+ * what users read is never below zero.
+ *
+ * Context: any.
+ * Return: live bytes and calls, never below zero.
+ */
+struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag)
+{
+	struct alloc_tag_counters sum = alloc_tag_read_raw(tag);
+
 	if ((s64)sum.bytes < 0)
 		sum.bytes = 0;
 	if ((s64)sum.calls < 0)
@@ -462,11 +486,13 @@ static const struct file_operations alloc_tags_fops = {
  * included) against what everything else holds (slab objects, vmalloc
  * areas, per-CPU allocations, which themselves live in pages charged to
  * mm/ sites). The first is what to compare with the page allocator's own
- * count of pages in use.
+ * count of pages in use. Then the sites whose raw sums are below zero,
+ * which alloc_tags and allocinfo show as 0: an underflow if a site stays
+ * there.
  */
 static int alloc_tags_summary_show(struct seq_file *m, void *v)
 {
-	u64 bytes[2] = { 0, 0 }, sites[2] = { 0, 0 };
+	u64 bytes[2] = { 0, 0 }, sites[2] = { 0, 0 }, negative = 0;
 	struct codetag_iterator iter;
 	struct codetag *ct;
 
@@ -474,18 +500,35 @@ static int alloc_tags_summary_show(struct seq_file *m, void *v)
 	codetag_iter_init(&iter, alloc_tag_cttype);
 	while ((ct = codetag_next(&iter))) {
 		struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
-		struct alloc_tag_counters c = alloc_tag_read(tag);
+		struct alloc_tag_counters c = alloc_tag_read_raw(tag);
 		int pages = !!(READ_ONCE(ct->flags) & ALLOC_TAG_FLAG_PAGES);
 
+		if ((s64)c.bytes < 0 || (s64)c.calls < 0) {
+			negative++;
+			continue;
+		}
 		if (!c.calls)
 			continue;
 		bytes[pages] += c.bytes;
 		sites[pages]++;
 	}
-	codetag_unlock_type(alloc_tag_cttype);
 
 	seq_printf(m, "page_bytes %llu\npage_sites %llu\n", bytes[1], sites[1]);
 	seq_printf(m, "object_bytes %llu\nobject_sites %llu\n", bytes[0], sites[0]);
+	seq_printf(m, "negative_sites %llu\n", negative);
+
+	codetag_iter_init(&iter, alloc_tag_cttype);
+	while (negative && (ct = codetag_next(&iter))) {
+		struct alloc_tag *tag = container_of(ct, struct alloc_tag, ct);
+		struct alloc_tag_counters c = alloc_tag_read_raw(tag);
+
+		if ((s64)c.bytes >= 0 && (s64)c.calls >= 0)
+			continue;
+		seq_printf(m, "negative %lld %lld ", (s64)c.bytes, (s64)c.calls);
+		codetag_seq_print(m, ct);
+		seq_putc(m, '\n');
+	}
+	codetag_unlock_type(alloc_tag_cttype);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(alloc_tags_summary);

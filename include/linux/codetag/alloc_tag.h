@@ -126,6 +126,7 @@ static inline void alloc_sites_put(void)
 #endif
 
 struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag);
+struct alloc_tag_counters alloc_tag_read_raw(const struct alloc_tag *tag);
 
 /**
  * alloc_tag_add() - charge an allocation to a tag

@@ -64,3 +64,33 @@ fail_site_once() {
 # A message logged since mark (dmesg line count taken by dmesg_mark).
 dmesg_mark() { DMESG_MARK=$(dmesg | wc -l); }
 dmesg_since() { dmesg | tail -n +$((DMESG_MARK + 1)); }
+
+# no_negative_sites: succeeds if no allocation site's raw counters stay
+# below zero. A sum can dip below zero for a moment (a free summed before
+# the allocation it frees on another CPU): a site must be negative in two
+# reads to count. Prints the ones that are.
+no_negative_sites() {
+	_s=/sys/kernel/debug/alloc_tags.summary
+	grep '^negative ' $_s | cut -d' ' -f4- | sort > /tmp/negative.1
+	sleep 1
+	grep '^negative ' $_s | cut -d' ' -f4- | sort > /tmp/negative.2
+	grep -Fx -f /tmp/negative.1 /tmp/negative.2 > /tmp/negative
+	grep -q "^negative_sites [0-9]" $_s || { echo "# no negative_sites in $_s"; return 1; }
+	[ -s /tmp/negative ] || return 0
+	grep -F -f /tmp/negative $_s | sed 's/^/#   /'
+	return 1
+}
+
+# time_stats helpers.
+# site_block PATTERN: the block of the first site whose header matches.
+site_block() {
+	awk -v p="$1" '/^[^ ]+:[0-9]+ module:/ { on = ($0 ~ p) && !done; if (on) n++ }
+		       on && n == 1 { print; if ($0 == "") done = 1 }' \
+		/sys/kernel/debug/time_stats
+}
+# field BLOCK NAME: the value after "NAME:" in a site block, units kept.
+field() { echo "$1" | sed -n "s/^$2: *//p"; }
+# to_ns "N unit": nanoseconds.
+to_ns() {
+	echo "$1" | awk '{ m = ($2 == "s") ? 1e9 : ($2 == "ms") ? 1e6 : ($2 == "us") ? 1e3 : 1; printf "%.0f", $1 * m }'
+}
