@@ -428,13 +428,19 @@ static const struct {
 	{ "us", NSEC_PER_USEC }, { "ns", 1 },
 };
 
-/* The largest unit @ns has at least one of. */
+/*
+ * The largest unit @ns has at least a hundred of: printed as a whole
+ * number of it, a duration loses less than 1% (1.9 ms reads 1900 us, not
+ * 1 ms), well inside the quantiles' own 3.2%.
+ */
+#define UNIT_MIN_COUNT	100
+
 static unsigned int unit_of(u64 ns)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(units) - 1; i++)
-		if (ns >= units[i].ns)
+		if (ns >= UNIT_MIN_COUNT * units[i].ns)
 			break;
 	return i;
 }
@@ -470,7 +476,7 @@ static int time_stats_show(struct seq_file *m, struct codetag *ct)
 	seq_duration(m, "min duration:", s.min);
 	seq_duration(m, "max duration:", s.max);
 	seq_duration(m, "stddev:", s.stddev);
-	/* One unit for the line: the smallest quantile's, so none reads 0. */
+	/* One unit for the line: the smallest quantile's, so none loses 1%. */
 	u = unit_of(s.quantiles[0]);
 	seq_printf(m, "quantiles (%s):", units[u].name);
 	for (i = 0; i < TIME_STATS_NR_QUANTILES; i++)
