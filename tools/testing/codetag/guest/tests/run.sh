@@ -10,6 +10,13 @@ stty -F $RESULTS raw -echo 2>/dev/null
 . /tests/lib.sh
 
 echo "codetag guest: running integration tests on $(uname -r), $(nproc) CPUs"
+# Every time the tests measure comes from this clock: with jiffies (no
+# TSC, HPET or ACPI PM timer), each is a multiple of a tick.
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+case $cs in
+tsc|tsc-early|hpet|acpi_pm) ok "the clocksource is fine-grained: $cs" ;;
+*) notok "the clocksource is fine-grained: $cs (available: $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource))" ;;
+esac
 [ $# -gt 0 ] || set -- /tests/*.t
 for t in "$@"; do
 	echo "# $t"
