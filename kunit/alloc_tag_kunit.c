@@ -238,6 +238,37 @@ static void alloc_tag_test_page_ref_cleared(struct kunit *test)
 	expect_delta(test, &s, 0, 0);
 }
 
+/*
+ * Data that a page mover copies into a page it allocated stays charged to
+ * the site that allocated the data; freeing the original discharges the
+ * mover's site, whose allocation the data now uses. Also for an order-2
+ * folio, whose tails hold no reference.
+ */
+static void alloc_tag_test_migrate(struct kunit *test)
+{
+	struct snapshot data, mover;
+	struct page *old, *new;
+	unsigned int order;
+
+	for (order = 0; order <= 2; order += 2) {
+		old = SNAP(&data, alloc_pages(GFP_KERNEL | __GFP_COMP, order));
+		KUNIT_ASSERT_NOT_NULL(test, old);
+		new = SNAP(&mover, alloc_pages(GFP_KERNEL | __GFP_COMP, order));
+		if (!new)
+			__free_pages(old, order);
+		KUNIT_ASSERT_NOT_NULL(test, new);
+
+		pgalloc_tag_migrate(page_folio(new), page_folio(old));
+		__free_pages(old, order);
+		expect_delta(test, &data, PAGE_SIZE << order, 1);
+		expect_delta(test, &mover, 0, 0);
+
+		__free_pages(new, order);
+		expect_delta(test, &data, 0, 0);
+		expect_delta(test, &mover, 0, 0);
+	}
+}
+
 /* The same for slab objects, whose slot is written on every allocation. */
 static void alloc_tag_test_disabled_slab(struct kunit *test)
 {
@@ -557,6 +588,7 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_disabled),
 	KUNIT_CASE(alloc_tag_test_disabled_slab),
 	KUNIT_CASE(alloc_tag_test_page_ref_cleared),
+	KUNIT_CASE(alloc_tag_test_migrate),
 	KUNIT_CASE(alloc_tag_test_nesting_slab),
 	KUNIT_CASE(alloc_tag_test_kmalloc),
 	KUNIT_CASE(alloc_tag_test_kmalloc_family),

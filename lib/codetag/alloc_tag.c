@@ -28,6 +28,8 @@
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/swap.h>
+#include <linux/swapops.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 
@@ -284,7 +286,7 @@ static int alloc_tag_module_load(struct codetag_type *cttype,
 	return 0;
 }
 
-static struct alloc_tag_module *find_module(struct codetag_section *sect)
+static struct alloc_tag_module *find_tag_module(struct codetag_section *sect)
 {
 	struct alloc_tag_module *am;
 
@@ -320,7 +322,7 @@ static bool alloc_tag_module_unload(struct codetag_type *cttype,
 	/* Its sites stop capturing; live allocations keep their tags. */
 	alloc_tag_ctx_module_unload(sect);
 	mutex_lock(&alloc_tag_modules_lock);
-	am = find_module(sect);
+	am = find_tag_module(sect);
 	if (!am)
 		goto out;
 	if (module_live(am, &bytes, &calls)) {
@@ -436,6 +438,143 @@ bool alloc_tag_set_page_ext_ref(struct page *page, unsigned int ref)
 	return true;
 }
 #endif /* CONFIG_PAGE_EXTENSION */
+
+/* ---- Page movers ------------------------------------------------------- */
+
+/*
+ * Charge a block of 2^order pages to the tag numbered @ref instead of its
+ * own, which allocated it for a page mover. Not for contexts: theirs
+ * describe one allocation. Others may see the block: its flags are
+ * changed atomically.
+ */
+static void recharge_block(struct page *page, unsigned int order,
+			   unsigned int ref)
+{
+	unsigned int old = page_alloc_tag_ref(page);
+	struct alloc_tag *tag;
+
+	if (!ref || ref == old || alloc_tag_ref_is_ctx(ref) ||
+	    alloc_tag_ref_is_ctx(old))
+		return;
+	tag = alloc_tag_of_ref(ref);
+	if (!tag)
+		return;
+	update_page_alloc_tag_ref(page, ref);
+	if (old) {
+		struct alloc_tag *mover = alloc_tag_of_ref(old);
+
+		if (mover)
+			alloc_tag_sub(mover, PAGE_SIZE << order);
+	}
+	pgalloc_tag_charged(tag, order, READ_ONCE(tag->ct.flags));
+}
+
+/**
+ * pgalloc_tag_adopt() - charge a mover's new block to the data's site
+ * @page: the first page of a block of 2^@order pages a mover allocated
+ * @order: its order
+ * @from: a page whose data the block now holds, about to be freed; of a
+ *	compound page, its head holds the reference
+ *
+ * khugepaged copies small pages into a huge page it allocated, then frees
+ * the small pages, whose frees discharge the site that allocated them:
+ * the huge page is charged to that site instead of the mover's, taken
+ * from the first page copied, so that the bytes stay where they were
+ * (the calls now count one block where there were many). A page of an
+ * allocation context (alloc_tags.ctx) keeps the mover's charge: its
+ * context describes that page alone.
+ *
+ * Context: @page not yet visible to others; @from locked or isolated.
+ */
+void pgalloc_tag_adopt(struct page *page, unsigned int order,
+		       struct page *from)
+{
+	if (mem_alloc_tags_live())
+		recharge_block(page, order, page_alloc_tag_ref(compound_head(from)));
+}
+
+/*
+ * Swap: a page's charge is discharged when it is freed after swap-out,
+ * and the page that swap-in allocates is charged to the swap-in path's
+ * site. To keep the data's site, each slot of a swap device records the
+ * reference number of the page written to it, and swap-in charges the new
+ * page to that number. Only built-in sites are recorded: a module's
+ * numbers are given to another module once it is gone, and memory that
+ * can be swapped is allocated by the kernel proper. Two bytes per slot,
+ * allocated at swapon while tags are live.
+ */
+static u16 *swap_refs[MAX_SWAPFILES];
+
+/**
+ * alloc_tag_swapon() - make room for a new swap device's references
+ * @type: the device's index
+ * @nr_slots: its number of slots
+ *
+ * Without room (tags not live, or no memory), swap-ins from the device
+ * are charged to the swap-in path, which the log says.
+ *
+ * Context: process; swapon, before the device is used.
+ */
+void alloc_tag_swapon(unsigned int type, unsigned long nr_slots)
+{
+	BUILD_BUG_ON(ALLOC_TAG_REF_WIDTH > 16);
+	if (!mem_alloc_tags_live())
+		return;
+	swap_refs[type] = kvcalloc(nr_slots, sizeof(u16), GFP_KERNEL);
+	if (!swap_refs[type])
+		pr_warn("no memory for swap device %u's tag references: its swap-ins are charged to the swap-in path\n",
+			type);
+}
+
+/**
+ * alloc_tag_swapoff() - drop a swap device's references
+ * @type: the device's index
+ *
+ * Context: process; swapoff, once nothing can swap in from the device.
+ */
+void alloc_tag_swapoff(unsigned int type)
+{
+	kvfree(swap_refs[type]);
+	swap_refs[type] = NULL;
+}
+
+/**
+ * __alloc_tag_swap_out() - record a folio's site in its swap slots
+ * @folio: the folio, just added to the swap cache
+ * @entry: its first swap entry
+ *
+ * Context: @folio locked; its slots are its own.
+ */
+void __alloc_tag_swap_out(struct folio *folio, swp_entry_t entry)
+{
+	u16 *refs = READ_ONCE(swap_refs[swp_type(entry)]);
+	unsigned int ref = page_alloc_tag_ref(&folio->page);
+	long i;
+
+	if (!refs)
+		return;
+	/* Swap-in comes one page at a time: each slot has the number. */
+	if (alloc_tag_vmlinux_of_ref(ref) >= alloc_tags_vmlinux_end())
+		ref = 0;
+	for (i = 0; i < folio_nr_pages(folio); i++)
+		WRITE_ONCE(refs[swp_offset(entry) + i], ref);
+}
+
+/**
+ * __alloc_tag_swap_in() - charge a swapped-in folio to its data's site
+ * @folio: the folio swap-in allocated for @entry, order 0
+ * @entry: the swap entry it is read from
+ *
+ * Context: @folio locked, maybe in the swap cache already.
+ */
+void __alloc_tag_swap_in(struct folio *folio, swp_entry_t entry)
+{
+	u16 *refs = READ_ONCE(swap_refs[swp_type(entry)]);
+
+	if (refs)
+		recharge_block(&folio->page, folio_order(folio),
+			       READ_ONCE(refs[swp_offset(entry)]));
+}
 
 /* ---- Reports ----------------------------------------------------------- */
 

@@ -4,7 +4,8 @@
  * is kept in spare bits of page->flags, as a reference number, so a free
  * finds its tag without a search and without memory per page.
  *
- * Included only by the page allocator, lib/codetag and its KUnit tests.
+ * Included only by the page allocator, the page movers (mm/migrate.c,
+ * mm/khugepaged.c, swap), lib/codetag and its KUnit tests.
  */
 #ifndef _LINUX_CODETAG_PGALLOC_TAG_H
 #define _LINUX_CODETAG_PGALLOC_TAG_H
@@ -289,6 +290,79 @@ static inline void pgalloc_tag_split(struct page *page, unsigned int order)
 }
 
 /*
+ * Change the reference of a page others may be using: page->flags takes
+ * atomic updates of its other bits at any time (lock_page() sets
+ * PG_waiters), so the number is replaced with a compare-and-exchange.
+ */
+static inline void update_page_alloc_tag_ref(struct page *page,
+					     unsigned int ref)
+{
+	unsigned long old, new;
+
+	if (!pgalloc_tag_in_flags) {
+		set_page_alloc_tag_ref(page, ref);
+		return;
+	}
+	old = READ_ONCE(page->flags);
+	do {
+		new = (old & ~ALLOC_TAG_REF_MASK) |
+		      ((unsigned long)ref << ALLOC_TAG_REF_PGOFF);
+	} while (!try_cmpxchg(&page->flags, &old, new));
+}
+
+/**
+ * pgalloc_tag_migrate() - keep a charge with data that moves
+ * @new: the folio the data moved to
+ * @old: the folio it moved from, of the same size, to be freed
+ *
+ * Migration, compaction and NUMA balancing copy a folio into one the mover
+ * allocated, then free the original. The charge stays with the data: @new
+ * takes @old's reference number, and @old takes @new's, so that freeing
+ * @old discharges the site that allocated @new for the mover, if any.
+ * Counters do not move: the two folios are of one size.
+ *
+ * Context: both folios locked, @old still mapped or cached where others
+ * can see it.
+ */
+static inline void pgalloc_tag_migrate(struct folio *new, struct folio *old)
+{
+	unsigned int new_ref, old_ref;
+
+	if (!mem_alloc_tags_live())
+		return;
+	new_ref = page_alloc_tag_ref(&new->page);
+	old_ref = page_alloc_tag_ref(&old->page);
+	if (new_ref == old_ref)
+		return;
+	update_page_alloc_tag_ref(&new->page, old_ref);
+	update_page_alloc_tag_ref(&old->page, new_ref);
+}
+
+void pgalloc_tag_adopt(struct page *page, unsigned int order,
+		       struct page *from);
+
+void alloc_tag_swapon(unsigned int type, unsigned long nr_slots);
+void alloc_tag_swapoff(unsigned int type);
+void __alloc_tag_swap_out(struct folio *folio, swp_entry_t entry);
+void __alloc_tag_swap_in(struct folio *folio, swp_entry_t entry);
+
+/*
+ * A folio goes to swap, or comes back from it: its data keeps its site's
+ * charge across. One static branch until tags are first live.
+ */
+static inline void alloc_tag_swap_out(struct folio *folio, swp_entry_t entry)
+{
+	if (mem_alloc_tags_live())
+		__alloc_tag_swap_out(folio, entry);
+}
+
+static inline void alloc_tag_swap_in(struct folio *folio, swp_entry_t entry)
+{
+	if (mem_alloc_tags_live())
+		__alloc_tag_swap_in(folio, entry);
+}
+
+/*
  * The head of a non-compound block keeps a reference while its tail is
  * freed piecemeal: the head will later be freed alone, as one page.
  */
@@ -316,6 +390,13 @@ static inline void pgalloc_tag_add(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_sub(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_split(struct page *page, unsigned int order) {}
 static inline void pgalloc_tag_sub_tail(struct page *page, unsigned int order) {}
+static inline void pgalloc_tag_migrate(struct folio *new, struct folio *old) {}
+static inline void pgalloc_tag_adopt(struct page *page, unsigned int order,
+				     struct page *from) {}
+static inline void alloc_tag_swapon(unsigned int type, unsigned long nr_slots) {}
+static inline void alloc_tag_swapoff(unsigned int type) {}
+static inline void alloc_tag_swap_out(struct folio *folio, swp_entry_t entry) {}
+static inline void alloc_tag_swap_in(struct folio *folio, swp_entry_t entry) {}
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */
 
