@@ -856,7 +856,7 @@ early_param("sysctl.vm.mem_profiling", setup_mem_profiling);
 
 /*
  * Switch profiling on: tags live first, so that no charge is ever unseen
- * by a free, then the allocators' paths with hooks and the sites' switch.
+ * by a free, then the sites' switch.
  * Switched off, tags stay live (see mem_alloc_tags_live()).
  */
 static void mem_profiling_on(void)
@@ -864,7 +864,6 @@ static void mem_profiling_on(void)
 	static_branch_enable(&mem_alloc_tags_live_key);
 	static_branch_enable(&mem_alloc_profiling_key);
 	static_branch_inc(&alloc_sites_key);
-	alloc_codetag_hooks_update();
 }
 
 static void mem_profiling_off(void)
@@ -915,7 +914,6 @@ void __init alloc_tag_boot_init(void)
 		mem_profiling_off();
 		static_branch_disable(&mem_alloc_tags_live_key);
 		tags_live_since_boot = false;
-		alloc_codetag_hooks_update();
 	}
 }
 

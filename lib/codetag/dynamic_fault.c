@@ -311,7 +311,6 @@ static void update_keys(struct dynamic_fault *df, bool was_armed)
 			static_branch_inc(&memory_faults_armed_key);
 		else
 			static_branch_dec(&memory_faults_armed_key);
-		alloc_codetag_hooks_update();
 	}
 	if (on && !static_key_enabled(&df->armed)) {
 		if (is_memory_point(df))
@@ -743,7 +742,6 @@ static bool dynamic_fault_module_unload(struct codetag_type *cttype,
 		kfree(df->state);
 		df->state = NULL;
 	}
-	alloc_codetag_hooks_update();
 	mutex_unlock(&dynamic_fault_mutex);
 	return false;
 }

@@ -281,12 +281,6 @@ static __always_inline bool memory_fault_pending(gfp_t gfp)
 	return memory_fault_pending_slow(gfp);
 }
 
-/* Is any memory fault point armed: the allocators must test their entry. */
-static inline bool memory_faults_armed(void)
-{
-	return static_key_enabled(&memory_faults_armed_key);
-}
-
 int dynamic_fault_control(const char *cmds);
 
 #else /* !CONFIG_CODETAG_DYNAMIC_FAULT */
@@ -297,11 +291,6 @@ int dynamic_fault_control(const char *cmds);
 #define memory_fault_call(...)			(__VA_ARGS__)
 
 static inline bool memory_fault_pending(gfp_t gfp)
-{
-	return false;
-}
-
-static inline bool memory_faults_armed(void)
 {
 	return false;
 }

@@ -86,7 +86,7 @@ guest_layer() {
 		"$H" initramfs "$flavor" || return
 	"$H" boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
 	guest_results "$flavor"
-	# A second boot with profiling off: the allocators' copies without hooks.
+	# A second boot with profiling off: tags never live, then switched on.
 	"$H" boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
 	guest_results "$flavor" offboot
 }

@@ -1,13 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run in its own boot, with sysctl.vm.mem_profiling=0: until profiling or
-# a memory fault point is first switched on, the page allocator and SLUB
-# run copies of their fast paths without the code tag hooks, and static
-# calls switch them to the copies with hooks when something needs them.
-# Memory faults must then be injected at every kind of allocation, and
-# profiling switched on later must charge exactly and never see a free of
-# an allocation it did not charge.
+# Run in its own boot, with sysctl.vm.mem_profiling=0: no allocation
+# records a tag until profiling is first switched on, and the frees look
+# for none. Memory faults must then be injected at every kind of
+# allocation, and profiling switched on later must charge exactly and
+# never see a free of an allocation it did not charge.
 
 . /tests/lib.sh
 D=/sys/kernel/debug
@@ -23,7 +21,7 @@ check "nothing is charged" \
 insmod $M/codetag_test_fault.ko
 check "the test operation succeeds" sh -c "echo 1 > $T/run"
 
-# Arming a point switches the allocators to the paths that test for it:
+# Arming a point makes the allocators test for it:
 # kmalloc, kstrdup, kmem_cache_alloc, alloc_pages, vmalloc, alloc_percpu.
 grep "module:codetag_test_fault func:fault_op " $F | cut -d' ' -f1 > /tmp/sites
 sweep_ok=1
