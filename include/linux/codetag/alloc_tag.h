@@ -13,9 +13,8 @@
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/irqflags.h>	/* generic this_cpu ops disable irqs */
 #include <linux/jump_label.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
-/* Not <linux/percpu.h>: it includes this header for alloc_hooks(). */
-#include <asm/percpu.h>
 
 /**
  * struct alloc_tag_counters - what one CPU has charged to a tag
