@@ -41,6 +41,18 @@ meminfo() {
 	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo
 }
 
+# free_lists_kb: kB of free pages on the page allocator's per-CPU lists,
+# which MemFree leaves out.
+free_lists_kb() {
+	awk '$1 == "count:" { s += $2 } END { print s * 4 }' /proc/zoneinfo
+}
+
+# free_kb: free memory in kB, the per-CPU lists' pages included: what a
+# leak takes away, whatever the lists hold at the moment.
+free_kb() {
+	echo $(( $(meminfo MemFree) + $(free_lists_kb) ))
+}
+
 # fail_site_once SITE: arm memory fault point SITE (file:line) of the
 # codetag_test_fault module "oneshot", run the module's operation, disarm.
 # Succeeds if the operation failed with -ENOMEM and the point injected its
