@@ -390,9 +390,31 @@ static bool need_page_ext(void)
  * A whole word, not 16 bits: the next page's page_ext starts right after,
  * and its flags are operated on atomically.
  */
+/*
+ * Pages handed out before page_ext exists have nowhere to keep a tag and
+ * are never charged: count them once, when page_ext comes up, so that
+ * alloc_tags.summary can tell them from pages that escaped the hooks.
+ */
+static unsigned long pages_before_tags;
+
+static void init_page_ext(void)
+{
+	unsigned long free = global_zone_page_state(NR_FREE_PAGES);
+	struct zone *zone;
+	int cpu;
+
+	/* Pages on the per-CPU free lists are free too. */
+	for_each_populated_zone(zone)
+		for_each_online_cpu(cpu)
+			free += READ_ONCE(per_cpu_ptr(zone->per_cpu_pageset, cpu)->count);
+	if (totalram_pages() > free)
+		pages_before_tags = totalram_pages() - free;
+}
+
 struct page_ext_operations alloc_tag_page_ext_ops = {
 	.size	= sizeof(unsigned long),
 	.need	= need_page_ext,
+	.init	= init_page_ext,
 };
 
 static unsigned long *page_ext_ref(struct page_ext *ext)
@@ -625,7 +647,8 @@ static const struct file_operations alloc_tags_fops = {
  * included) against what everything else holds (slab objects, vmalloc
  * areas, per-CPU allocations, which themselves live in pages charged to
  * mm/ sites). The first is what to compare with the page allocator's own
- * count of pages in use. Then the sites whose raw sums are below zero,
+ * count of pages in use, less the pages in use before tags could be kept
+ * (early_page_bytes). Then the sites whose raw sums are below zero,
  * which alloc_tags and allocinfo show as 0: an underflow if a site stays
  * there.
  */
@@ -655,6 +678,12 @@ static int alloc_tags_summary_show(struct seq_file *m, void *v)
 	seq_printf(m, "page_bytes %llu\npage_sites %llu\n", bytes[1], sites[1]);
 	seq_printf(m, "object_bytes %llu\nobject_sites %llu\n", bytes[0], sites[0]);
 	seq_printf(m, "negative_sites %llu\n", negative);
+#ifdef CONFIG_PAGE_EXTENSION
+	seq_printf(m, "early_page_bytes %llu\n",
+		   (u64)pages_before_tags << PAGE_SHIFT);
+#else
+	seq_puts(m, "early_page_bytes 0\n");
+#endif
 
 	codetag_iter_init(&iter, alloc_tag_cttype);
 	while (negative && (ct = codetag_next(&iter))) {
