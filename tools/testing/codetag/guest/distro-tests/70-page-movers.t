@@ -1,0 +1,206 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Data the kernel moves stays charged to the site that allocated it: a
+# process holds anonymous memory (memhold), each page mover is forced on
+# it, and the site its pages are charged to must keep its bytes while the
+# movers' own files (mm/migrate.c, mm/compaction.c, mm/khugepaged.c,
+# mm/ksm.c, mm/swap_state.c) gain none. Distro flavours only: it needs
+# NUMA, THP, KSM, swap and memory cgroups.
+
+. /tests/lib.sh
+P=/proc/allocinfo
+MIB=64
+BYTES=$((MIB * 1024 * 1024))
+# What may move for other reasons while a mover runs: 5% of the holder.
+SLACK=$((BYTES / 20))
+THP=/sys/kernel/mm/transparent_hugepage
+
+# snap FILE: bytes per site ("file:line func:F bytes"), sorted.
+snap() {
+	awk 'NR > 2 { b[$3 " " $NF] += $1 } END { for (k in b) print k, b[k] }' $P |
+		sort > "$1"
+}
+# bytes_of SNAP SITE: the site's bytes in a snapshot (0 if absent).
+bytes_of() { awk -v k="$2" '$1 " " $2 == k { print $3; f = 1 } END { if (!f) print 0 }' "$1"; }
+# grown_in OLD NEW FILE: bytes the sites of source FILE gained.
+grown_in() {
+	awk -v f="$3" 'NR == FNR { a[$1 " " $2] = $3; next }
+		       index($1, f ":") == 1 { d += $3 - a[$1 " " $2] }
+		       END { printf "%d\n", d }' "$1" "$2"
+}
+# wait_until SECONDS COMMAND...: poll COMMAND once a second.
+wait_until() {
+	_n=$1
+	shift
+	while [ "$_n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 1
+		_n=$((_n - 1))
+	done
+	"$@"
+}
+# hold MIB WORDS...: start memhold in the background, wait for it.
+hold() {
+	rm -f /tmp/mh.out
+	memhold "$@" > /tmp/mh.out &
+	HOLDER=$!
+	wait_until 120 grep -q ready /tmp/mh.out
+}
+# verify: the holder reads its memory back; its data must be intact.
+verify() {
+	_n=$(grep -c . /tmp/mh.out)
+	kill -USR1 $HOLDER
+	wait_until 120 sh -c "[ \$(grep -c . /tmp/mh.out) -gt $_n ]" &&
+		tail -1 /tmp/mh.out | grep -q '^verified '
+}
+unhold() { kill $HOLDER; wait $HOLDER 2>/dev/null; }
+vmstat() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+
+# kept NAME MOVER_FILE...: after mover NAME, the holder's data is intact
+# (read back, which swaps in what is out), its site has its bytes of
+# before (within SLACK) and the movers' files gained none.
+kept() {
+	_name=$1
+	shift
+	check "$_name: the holder's data is intact" verify
+	snap /tmp/after
+	_b=$(bytes_of /tmp/after "$SITE")
+	_d=$((_b - SITE_BYTES))
+	if [ ${_d#-} -lt $SLACK ]; then
+		ok "$_name: the holder's site keeps its bytes ($_b, was $SITE_BYTES)"
+	else
+		notok "$_name: the holder's site keeps its bytes ($_b, was $SITE_BYTES)"
+	fi
+	for _f in "$@"; do
+		_g=$(grown_in /tmp/before /tmp/after "$_f")
+		check "$_name: $_f gained no bytes of it ($_g)" [ "$_g" -lt $SLACK ]
+	done
+}
+
+echo "# node sizes: $(grep -h MemTotal /sys/devices/system/node/node*/meminfo | awk '{ printf "%s ", $4 }')kB"
+check "the guest has two NUMA nodes" [ -d /sys/devices/system/node/node1 ]
+check "swap is on" grep -q '^/dev/vdb ' /proc/swaps
+
+# Which site do the holder's pages go to? The one that grows by its size.
+echo never > $THP/enabled
+snap /tmp/s0
+hold $MIB nohuge
+snap /tmp/before
+awk 'NR == FNR { a[$1 " " $2] = $3; next }
+     { d = $3 - a[$1 " " $2]; if (d > best) { best = d; k = $1 " " $2 } }
+     END { print k; print best }' /tmp/s0 /tmp/before > /tmp/site
+SITE=$(head -1 /tmp/site)
+SITE_BYTES=$(bytes_of /tmp/before "$SITE")
+echo "# the holder's pages are charged to $SITE"
+check "the holder's $MIB MiB are charged to one site ($(tail -1 /tmp/site) bytes)" \
+	[ "$(tail -1 /tmp/site)" -ge $((BYTES * 9 / 10)) ]
+
+# migrate_pages(2), through numactl's migratepages, both ways.
+moved0=$(vmstat pgmigrate_success)
+migratepages $HOLDER 0 1 > /dev/null
+check "migrate_pages: the holder's pages are on node 1" \
+	sh -c "grep -o 'N1=[0-9]*' /proc/$HOLDER/numa_maps | awk -F= '{ s += \$2 } END { exit !(s >= $((BYTES / 4096 * 9 / 10))) }'"
+kept "migrate_pages to node 1" mm/migrate.c
+snap /tmp/before
+migratepages $HOLDER 1 0 > /dev/null
+check "migrate_pages: the pages moved ($(( $(vmstat pgmigrate_success) - moved0 )) migrations)" \
+	[ $(( $(vmstat pgmigrate_success) - moved0 )) -ge $((BYTES / 4096)) ]
+kept "migrate_pages back to node 0" mm/migrate.c
+
+# move_pages(2): the holder moves its own pages to node 1 and back.
+# move_to NODE: ask the holder for its next move, which goes to NODE.
+move_to() {
+	_n=$(grep -c . /tmp/mh.out)
+	kill -USR2 $HOLDER
+	wait_until 120 sh -c "[ \$(grep -c . /tmp/mh.out) -gt $_n ]" &&
+		tail -1 /tmp/mh.out | grep -q "^moved [0-9]* to node $1, 0 failed"
+}
+for node in 1 0; do
+	snap /tmp/before
+	check "move_pages: the holder moved its pages to node $node" move_to $node
+	kept "move_pages to node $node" mm/migrate.c
+done
+
+# Compaction: whatever it moves of the holder stays charged.
+snap /tmp/before
+moved0=$(vmstat pgmigrate_success)
+echo 1 > /proc/sys/vm/compact_memory
+echo "# compaction migrated $(( $(vmstat pgmigrate_success) - moved0 )) pages"
+kept "compaction" mm/compaction.c mm/migrate.c
+unhold
+
+# khugepaged: small pages collapsed into huge ones, then split again.
+for f in pages_to_scan scan_sleep_millisecs alloc_sleep_millisecs; do
+	eval "saved_$f=\$(cat $THP/khugepaged/$f)"
+done
+echo madvise > $THP/enabled
+hold $MIB huge
+snap /tmp/before
+echo 4096 > $THP/khugepaged/pages_to_scan
+echo 0 > $THP/khugepaged/scan_sleep_millisecs
+echo 0 > $THP/khugepaged/alloc_sleep_millisecs
+anon_huge() { awk '/^AnonHugePages:/ { print $2 }' /proc/$HOLDER/smaps_rollup; }
+wait_until 300 sh -c "[ \$(awk '/^AnonHugePages:/ { print \$2 }' /proc/$HOLDER/smaps_rollup) -ge $((MIB * 1024 / 2)) ]"
+check "khugepaged collapsed at least half of the holder ($(anon_huge) kB)" \
+	[ "$(anon_huge)" -ge $((MIB * 1024 / 2)) ]
+for f in pages_to_scan scan_sleep_millisecs alloc_sleep_millisecs; do
+	eval "echo \$saved_$f > $THP/khugepaged/$f"
+done
+kept "khugepaged collapse" mm/khugepaged.c
+snap /tmp/before
+# A huge page the split finds busy (its refcount not yet settled after the
+# collapse) is skipped: split again until none is left.
+wait_until 10 sh -c "echo 1 > /sys/kernel/debug/split_huge_pages;
+	[ \$(awk '/^AnonHugePages:/ { print \$2 }' /proc/$HOLDER/smaps_rollup) -lt 2048 ]"
+check "the huge pages are split ($(anon_huge) kB left)" [ "$(anon_huge)" -lt 2048 ]
+kept "THP split" mm/huge_memory.c
+unhold
+echo madvise > $THP/enabled
+
+# KSM: identical pages merged into one; the pages freed leave the site,
+# the one kept stays charged to it, and mm/ksm.c gains no page of it.
+hold $MIB nohuge same merge
+snap /tmp/before
+echo 0 > /sys/kernel/mm/ksm/sleep_millisecs
+echo 10000 > /sys/kernel/mm/ksm/pages_to_scan
+echo 1 > /sys/kernel/mm/ksm/run
+wait_until 300 sh -c "[ \$(cat /sys/kernel/mm/ksm/pages_sharing) -ge $((BYTES / 4096 / 2)) ]"
+check "KSM merged the holder's pages ($(cat /sys/kernel/mm/ksm/pages_sharing) sharing)" \
+	[ "$(cat /sys/kernel/mm/ksm/pages_sharing)" -ge $((BYTES / 4096 / 2)) ]
+snap /tmp/after
+b=$(bytes_of /tmp/after "$SITE")
+check "KSM: the merged pages left the holder's site ($b of $SITE_BYTES bytes left)" \
+	[ "$b" -le $((SITE_BYTES - BYTES / 2)) ]
+g=$(grown_in /tmp/before /tmp/after mm/ksm.c)
+check "KSM: mm/ksm.c gained no page of it, only its rmap items ($g bytes)" [ "$g" -lt $SLACK ]
+check "KSM: the holder's data is intact" verify
+echo 2 > /sys/kernel/mm/ksm/run
+unhold
+
+# Memory cgroup reclaim under memory.max pushes the holder to swap; read
+# back, its pages are charged to its site again, not to the swap code.
+mkdir -p /sys/fs/cgroup
+grep -q cgroup2 /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+mkdir -p /sys/fs/cgroup/movers
+rm -f /tmp/mh.out
+sh -c "echo \$\$ > /sys/fs/cgroup/movers/cgroup.procs; exec memhold $MIB nohuge > /tmp/mh.out" &
+HOLDER=$!
+wait_until 120 grep -q ready /tmp/mh.out
+snap /tmp/before
+SITE_BYTES=$(bytes_of /tmp/before "$SITE")
+echo $((8 * 1024 * 1024)) > /sys/fs/cgroup/movers/memory.max
+swapped() { awk '/^VmSwap:/ { print $2 }' /proc/$HOLDER/status; }
+check "memory.max reclaim swapped the holder out ($(swapped) kB)" \
+	[ "$(swapped)" -ge $((MIB * 1024 / 2)) ]
+snap /tmp/after
+b=$(bytes_of /tmp/after "$SITE")
+check "swap out: the holder's site let go of the pages swapped out ($b bytes left)" \
+	[ "$b" -le $((SITE_BYTES - BYTES / 2)) ]
+echo max > /sys/fs/cgroup/movers/memory.max
+kept "swap in" mm/swap_state.c mm/vmscan.c
+unhold
+rmdir /sys/fs/cgroup/movers
+
+check "no site went negative" no_negative_sites

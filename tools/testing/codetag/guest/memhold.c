@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memhold: hold anonymous memory for the page mover tests.
+ *
+ *   memhold MIB [huge|nohuge] [same] [merge]
+ *
+ * Maps MIB MiB of anonymous memory, advises it (nohuge: MADV_NOHUGEPAGE,
+ * merge: MADV_MERGEABLE for KSM), writes every page (each with its own
+ * pattern, or with "same" all alike, so that KSM can merge them), with
+ * "huge" advises MADV_HUGEPAGE only then (for khugepaged to collapse the
+ * small pages), prints "ready" and waits. SIGUSR1 makes it read every
+ * page back and check it (which swaps in what was swapped out) and print
+ * "verified N" or "corrupt N", N the number of pages read. SIGUSR2 moves
+ * every page with move_pages(2) to NUMA node 1, the next SIGUSR2 back to
+ * node 0, and so on, and prints "moved N to node M, F failed". SIGTERM
+ * ends it.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+
+/* Set by the handlers, read between sigsuspend() calls. */
+static volatile sig_atomic_t verify_asked, move_asked, stop_asked;
+
+static void on_usr1(int sig)
+{
+	verify_asked = 1;
+}
+
+static void on_usr2(int sig)
+{
+	move_asked = 1;
+}
+
+static void on_term(int sig)
+{
+	stop_asked = 1;
+}
+
+static unsigned long pattern(unsigned long page, int same)
+{
+	return same ? 0x5a5a5a5a5a5a5a5aUL : 0x9e3779b97f4a7c15UL * (page + 1);
+}
+
+static void fill(unsigned long *p, unsigned long pages, int same)
+{
+	unsigned long i, j;
+
+	for (i = 0; i < pages; i++)
+		for (j = 0; j < PAGE / sizeof(long); j += 64)
+			p[i * (PAGE / sizeof(long)) + j] = pattern(i, same);
+}
+
+static unsigned long check(unsigned long *p, unsigned long pages, int same)
+{
+	unsigned long i, j, bad = 0;
+
+	for (i = 0; i < pages; i++)
+		for (j = 0; j < PAGE / sizeof(long); j += 64)
+			if (p[i * (PAGE / sizeof(long)) + j] != pattern(i, same))
+				bad++;
+	return bad;
+}
+
+/* move_pages(2) of every page to @node; returns the pages it could not move. */
+static unsigned long move_all(unsigned long *p, unsigned long pages, int node)
+{
+	void **addr = calloc(pages, sizeof(*addr));
+	int *nodes = calloc(pages, sizeof(*nodes));
+	int *status = calloc(pages, sizeof(*status));
+	unsigned long i, failed = 0;
+
+	if (!addr || !nodes || !status)
+		return pages;
+	for (i = 0; i < pages; i++) {
+		addr[i] = (char *)p + i * PAGE;
+		nodes[i] = node;
+	}
+	if (syscall(SYS_move_pages, 0, pages, addr, nodes, status, 0) < 0) {
+		perror("memhold: move_pages");
+		failed = pages;
+	} else {
+		for (i = 0; i < pages; i++)
+			failed += status[i] != node;
+	}
+	free(addr);
+	free(nodes);
+	free(status);
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	int huge = 0, nohuge = 0, same = 0, merge = 0, node = 0, i;
+	unsigned long mib, pages, *p;
+	sigset_t mask, old;
+
+	mib = argc < 2 ? 0 : strtoul(argv[1], NULL, 0);
+	if (mib == 0) {
+		fprintf(stderr, "usage: memhold MIB [huge|nohuge] [same] [merge]\n");
+		return 2;
+	}
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "huge")) {
+			huge = 1;
+		} else if (!strcmp(argv[i], "nohuge")) {
+			nohuge = 1;
+		} else if (!strcmp(argv[i], "same")) {
+			same = 1;
+		} else if (!strcmp(argv[i], "merge")) {
+			merge = 1;
+		} else {
+			fprintf(stderr, "memhold: unknown word '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	pages = mib << 20 >> 12;
+	p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("memhold: mmap");
+		return 1;
+	}
+	if ((nohuge && madvise(p, pages * PAGE, MADV_NOHUGEPAGE)) ||
+	    (merge && madvise(p, pages * PAGE, MADV_MERGEABLE))) {
+		perror("memhold: madvise");
+		return 1;
+	}
+	signal(SIGUSR1, on_usr1);
+	signal(SIGUSR2, on_usr2);
+	signal(SIGTERM, on_term);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	fill(p, pages, same);
+	/*
+	 * Advised after the faults, the memory is small pages for
+	 * khugepaged to collapse; advised before, with THP "madvise", the
+	 * faults would have given huge pages, and with "never" khugepaged
+	 * would not take the process on.
+	 */
+	if (huge && madvise(p, pages * PAGE, MADV_HUGEPAGE)) {
+		perror("memhold: madvise");
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	while (!stop_asked) {
+		sigsuspend(&old);
+		if (verify_asked) {
+			unsigned long bad = check(p, pages, same);
+
+			verify_asked = 0;
+			printf("%s %lu\n", bad ? "corrupt" : "verified", pages);
+			fflush(stdout);
+		}
+		if (move_asked) {
+			unsigned long failed;
+
+			move_asked = 0;
+			node = !node;
+			failed = move_all(p, pages, node);
+			printf("moved %lu to node %d, %lu failed\n", pages,
+			       node, failed);
+			fflush(stdout);
+		}
+	}
+	return 0;
+}
