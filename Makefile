@@ -4,12 +4,14 @@
 #
 #   make demo    build the guest kernel once, boot it, show codetag at work
 #   make check   every test layer; last line "N passed, N failed"
-#   make shell   boot the guest to a busybox shell (debugfs mounted)
+#   make shell   boot the guest to a busybox shell (debugfs mounted);
+#                FLAVOR=distro boots Debian's configuration and root instead
 #   make bench   instructions per allocate+free pair (qemu -icount)
 #   make patch   one diff against pristine 6.1: build/codetag-6.1.patch
 #   make clean   remove build/ (the compiler cache outside it stays)
 
 H := tools/testing/codetag
+FLAVOR ?= guest
 
 .PHONY: demo check shell bench patch clean
 
@@ -21,8 +23,8 @@ check:
 
 shell:
 	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
-	 $(H)/harness.sh kernel guest && $(H)/harness.sh initramfs guest && \
-	 $(H)/harness.sh boot guest shell
+	 $(H)/harness.sh kernel $(FLAVOR) && $(H)/harness.sh initramfs $(FLAVOR) && \
+	 $(H)/harness.sh boot $(FLAVOR) shell
 
 bench:
 	@$(H)/bench.sh

@@ -82,7 +82,11 @@ guest_layer() {
 	local flavor=$1
 	skipped "$flavor" && return
 	step "$flavor: kernel builds" "kernel-$flavor" "$H" kernel "$flavor" || return
-	step "$flavor: test modules and initramfs build" "initramfs-$flavor" \
+	case $flavor in
+	distro*) step "$flavor: no new warnings (each file that warns, built in 6.1 too)" \
+			"warnings-$flavor" "$H" warnings "$flavor" ;;
+	esac
+	step "$flavor: test modules and boot image build" "initramfs-$flavor" \
 		"$H" initramfs "$flavor" || return
 	"$H" boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
 	guest_results "$flavor"
@@ -229,11 +233,12 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	w1_layer
 	compile_fail_layer
 	guest_layer debug
+	guest_layer distro
 	checkpatch_layer
 	kerneldoc_layer
 	docs_layer
 	skipped patch ||
-		step "make patch: one diff applies to pristine 6.1 and builds" \
+		step "make patch: one diff applies to pristine 6.1 and gives the tree built here" \
 			patch-test "$H" patch-test
 }
 echo "# wall time: $(( $(date +%s) - start )) s"

@@ -9,8 +9,13 @@
 #                                   link our files into the tree
 #   harness.sh kernel FLAVOR        configure and build FLAVOR (guest, debug,
 #                                   nopro: guest without profiling or fault
-#                                   points, nofault: without fault points)
-#   harness.sh initramfs FLAVOR     test modules + busybox initramfs
+#                                   points, nofault: without fault points,
+#                                   distro: Debian's own configuration)
+#   harness.sh initramfs FLAVOR     test modules + busybox initramfs (the
+#                                   distro flavour: a Debian root image)
+#   harness.sh rootfs               Debian 12 root filesystem (mmdebstrap)
+#   harness.sh image FLAVOR         that root image alone
+#   harness.sh warnings FLAVOR      FLAVOR's warnings, each also in 6.1 alone
 #   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, offboot
 #                                   (tests of a boot with profiling off),
 #                                   bench, demo or shell
@@ -24,6 +29,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 HARNESS=$ROOT/tools/testing/codetag
+C=$HARNESS/configs
 B=$ROOT/build
 SRC=$B/linux
 TARBALL=/usr/src/linux-source-6.1.tar.xz
@@ -43,7 +49,8 @@ die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 # Debian packages the build rests on; installed only when missing.
 PACKAGES="linux-source-6.1 qemu-system-x86 busybox-static flex bison bc cpio
 	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils git
-	  python3-sphinx python3-sphinx-rtd-theme"
+	  python3-sphinx python3-sphinx-rtd-theme linux-config-6.1 mmdebstrap
+	  e2fsprogs util-linux kmod libc6-dev"
 
 cmd_deps() {
 	local missing=() p
@@ -119,11 +126,34 @@ out_dir() { echo "$B/out-$1"; }
 
 fragments() {
 	case $1 in
-	guest)	echo "$HARNESS/configs/guest.config" ;;
-	debug)	echo "$HARNESS/configs/guest.config $HARNESS/configs/debug.config" ;;
-	nopro)	echo "$HARNESS/configs/guest.config $HARNESS/configs/no-profiling.config" ;;
-	nofault) echo "$HARNESS/configs/guest.config $HARNESS/configs/no-fault.config" ;;
+	guest)	echo "$C/guest.config $C/codetag.config" ;;
+	debug)	echo "$C/guest.config $C/codetag.config $C/debug.config" ;;
+	nopro)	echo "$C/guest.config $C/codetag.config $C/no-profiling.config" ;;
+	nofault) echo "$C/guest.config $C/codetag.config $C/no-fault.config" ;;
+	distro)	echo "$C/distro.config $C/codetag.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
+	esac
+}
+
+# Debian's own configuration for the distro flavours.
+DEBIAN_CONFIG=/usr/src/linux-config-6.1/config.amd64_none_amd64.xz
+
+# Modules of Debian's configuration that the distro guest uses; every other
+# "=m" is switched off (what a kept module needs, Kconfig turns back on).
+DISTRO_MODULES="XFS_FS BTRFS_FS BLK_DEV_LOOP"
+
+# The base configuration of flavor $1 in objtree $2: tinyconfig for the
+# small guest, Debian's configuration trimmed to the guest for distro.
+base_config() {
+	local flavor=$1 out=$2 src=$3 keep m
+	case $flavor in
+	distro*)
+		keep=$(for m in $DISTRO_MODULES; do printf -- '-e /^CONFIG_%s=m$/b ' "$m"; done)
+		xzcat "$DEBIAN_CONFIG" |
+			sed $keep -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' \
+			> "$out/.config"
+		make -s -C "$src" O="$out" CC="$CC_WRAP" olddefconfig >&2 ;;
+	*)	make -s -C "$src" O="$out" CC="$CC_WRAP" tinyconfig >&2 ;;
 	esac
 }
 
@@ -132,14 +162,16 @@ configure() {
 	local flavor=$1 out=$2 src=$3 frags want line sym
 	frags=$(fragments "$flavor")
 	# Our Kconfig too: a changed select or default changes the result.
-	want=$(cat $frags "$ROOT/lib/codetag/Kconfig" | sha1sum | cut -d' ' -f1)
+	want=$( (cat $frags "$ROOT/lib/codetag/Kconfig"
+		 case $flavor in distro*) xzcat "$DEBIAN_CONFIG"; echo "$DISTRO_MODULES" ;; esac) |
+		sha1sum | cut -d' ' -f1)
 	mkdir -p "$out"
 	if [ -f "$out/.config" ] && [ -f "$out/.codetag-frags" ] &&
 	   [ "$(cat "$out/.codetag-frags")" = "$want" ]; then
 		return 0
 	fi
-	log "configuring $flavor kernel (tinyconfig + $(echo $frags | xargs -n1 basename | xargs))"
-	make -s -C "$src" O="$out" CC="$CC_WRAP" tinyconfig >&2
+	log "configuring $flavor kernel ($(echo $frags | xargs -n1 basename | xargs))"
+	base_config "$flavor" "$out" "$src"
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
 		$frags >/dev/null
 	make -s -C "$src" O="$out" CC="$CC_WRAP" olddefconfig >&2
@@ -165,7 +197,92 @@ cmd_kernel() {
 	out=$(out_dir "$flavor")
 	configure "$flavor" "$out" "$SRC"
 	log "building $flavor kernel in ${out#$ROOT/}"
-	make -s -C "$SRC" O="$out" CC="$CC_WRAP" -j"$JOBS" all >&2
+	if ! make -s -C "$SRC" O="$out" CC="$CC_WRAP" -j"$JOBS" all \
+		> "$out/.codetag-build.log" 2>&1; then
+		cat "$out/.codetag-build.log" >&2
+		die "the $flavor kernel does not build"
+	fi
+	cat "$out/.codetag-build.log" >&2
+	# Remember every file that was compiled with a warning, for
+	# "harness.sh warnings": a later build that recompiles nothing prints
+	# none.
+	touch "$out/.codetag-warned"
+	warned_units < "$out/.codetag-build.log" |
+		sort -u - "$out/.codetag-warned" > "$out/.codetag-warned.new"
+	mv "$out/.codetag-warned.new" "$out/.codetag-warned"
+}
+
+# The compilation units of gcc's warnings in a build log, as source paths:
+# the .c file itself, or the .c file that included the header warned about.
+warned_units() {
+	awk -v src="$SRC/" '
+	function path(s) {
+		sub(/^(In file included| +) from /, "", s)
+		sub(/:[0-9]+[:,]?$/, "", s)
+		sub(/^\.\.\/[^\/]+\//, "", s)
+		if (index(s, src) == 1)
+			s = substr(s, length(src) + 1)
+		return s
+	}
+	/^In file included from / || /^ +from / { p = path($0); if (p ~ /\.c$/) unit = p; next }
+	/^[^ ]+\.c: In function / { unit = $1; sub(/:$/, "", unit); unit = path(unit); next }
+	/:[0-9]+:[0-9]+: warning: / {
+		f = $0; sub(/:[0-9]+:[0-9]+: warning: .*/, "", f); f = path(f)
+		print (f ~ /\.c$/) ? f : (unit != "" ? unit : f)
+	}'
+}
+
+# warnings_of TREE OBJTREE UNIT: UNIT compiled again in TREE, its warnings
+# as "file: message" lines without line numbers, which our patches shift.
+warnings_of() {
+	local tree=$1 obj=$2 unit=$3
+	rm -f "$obj/${unit%.c}.o"
+	make -s -C "$tree" O="$obj" CC="$CC_WRAP" "${unit%.c}.o" 2>&1 |
+		sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: \(.*\)/\1: \2/p' |
+		sed -e "s|^$tree/||" -e 's|^\.\./[^/]*/||' | sort -u
+}
+
+# No new warnings: every file that the FLAVOR kernel compiled with a
+# warning is compiled again in a pristine 6.1 tree with the same
+# configuration, where it must give the same warnings. Prints each
+# warning and where it comes from.
+cmd_warnings() {
+	local flavor=$1 out tree=$B/pristine-warnings pout unit new=0 ours theirs
+	out=$(out_dir "$flavor")
+	pout=$B/out-$flavor-pristine
+	[ -f "$out/.codetag-build.log" ] || die "the $flavor kernel is not built"
+	if [ ! -s "$out/.codetag-warned" ]; then
+		log "no file of the $flavor kernel was compiled with a warning"
+		return 0
+	fi
+	unpack_pristine "$tree"
+	rm -rf "$pout"
+	mkdir -p "$pout"
+	cp "$out/.config" "$pout/.config"
+	make -s -C "$tree" O="$pout" CC="$CC_WRAP" olddefconfig >&2
+	make -s -C "$tree" O="$pout" CC="$CC_WRAP" -j"$JOBS" prepare >&2
+	while read -r unit; do
+		unit=${unit#"$SRC/"}
+		case $unit in
+		*.c) ;;
+		*)	echo "new: $unit: a warning outside any compilation unit"
+			new=$((new + 1))
+			continue ;;
+		esac
+		ours=$(warnings_of "$SRC" "$out" "$unit")
+		theirs=$(warnings_of "$tree" "$pout" "$unit")
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			if printf '%s\n' "$theirs" | grep -qxF -- "$line"; then
+				echo "in 6.1 too: $line"
+			else
+				echo "new: $line"
+				new=$((new + 1))
+			fi
+		done <<< "$ours"
+	done < "$out/.codetag-warned"
+	rm -rf "$tree" "$pout"
+	[ $new -eq 0 ] || die "$new new warnings in the $flavor kernel"
 }
 
 # Build the test modules out of tree against flavor $1.
@@ -179,8 +296,72 @@ build_modules() {
 	make -s -C "$SRC" O="$out" CC="$CC_WRAP" M="$mods" -j"$JOBS" modules >&2
 }
 
+# The Debian root filesystem as a tarball, from the packages in
+# rootfs/packages and the machine's own apt sources; rebuilt only when the
+# list changes.
+cmd_rootfs() {
+	local list=$HARNESS/rootfs/packages want
+	want=$(sha1sum < "$list" | cut -d' ' -f1)
+	mkdir -p "$B"
+	if [ -f "$B/rootfs.tar" ] && [ "$(cat "$B/rootfs.tar.list" 2>/dev/null)" = "$want" ]; then
+		return 0
+	fi
+	log "making the Debian root filesystem (mmdebstrap)"
+	rm -f "$B/rootfs.tar" "$B/rootfs.tar.list"
+	mmdebstrap --variant=minbase --format=tar \
+		--include="$(sed -e 's/#.*//' -e '/^$/d' "$list" | paste -sd,)" \
+		bookworm "$B/rootfs.tar.tmp" - \
+		< /etc/apt/sources.list.d/debian.sources >&2
+	mv "$B/rootfs.tar.tmp" "$B/rootfs.tar"
+	echo "$want" > "$B/rootfs.tar.list"
+}
+
+# The guests' own small programs, static so that any root can run them.
+build_helpers() {
+	local c
+	for c in "$HARNESS"/guest/*.c; do
+		gcc -static -O2 -Wall -Wextra -Wno-unused-parameter -Werror \
+			-o "$B/$(basename "$c" .c)" "$c"
+	done
+}
+
+# A distro flavour's root disk: the Debian root filesystem, the kernel's
+# modules, the test modules, helpers and tests (the distro-only ones too),
+# as an ext4 image; and a swap disk.
+cmd_image() {
+	local flavor=$1 out stage
+	out=$(out_dir "$flavor")
+	cmd_rootfs
+	build_modules "$flavor"
+	build_helpers
+	stage=$B/root-$flavor
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	tar -C "$stage" -xf "$B/rootfs.tar"
+	make -s -C "$SRC" O="$out" INSTALL_MOD_PATH="$stage" INSTALL_MOD_STRIP=1 \
+		DEPMOD=/sbin/depmod modules_install >&2
+	mkdir -p "$stage/tests" "$stage/modules"
+	cp "$HARNESS/guest/init" "$stage/codetag-init"
+	# Debian's /etc/profile would put its own PATH before busybox's
+	# applets, which the tests are written for.
+	cp "$HARNESS/guest/profile" "$stage/etc/profile"
+	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/bench.sh" "$stage/"
+	cp "$HARNESS"/guest/tests/* "$HARNESS"/guest/distro-tests/* "$stage/tests/"
+	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
+	cp "$B/memhold" "$stage/usr/local/bin/"
+	rm -f "$B/disk-$flavor.img"
+	mkfs.ext4 -q -F -L root -d "$stage" "$B/disk-$flavor.img" 3G
+	rm -rf "$stage"
+	rm -f "$B/swap-$flavor.img"
+	truncate -s 1G "$B/swap-$flavor.img"
+	mkswap -q "$B/swap-$flavor.img"
+}
+
 cmd_initramfs() {
 	local flavor=$1 out stage spec f
+	case $flavor in
+	distro*) cmd_image "$flavor"; return ;;
+	esac
 	out=$(out_dir "$flavor")
 	build_modules "$flavor"
 	stage=$B/initramfs-$flavor
@@ -224,7 +405,7 @@ cmd_boot() {
 	out=$(out_dir "$flavor")
 	append="console=ttyS0 panic=-1 codetag.mode=$mode codetag.flavor=$flavor"
 	append="$append ${CODETAG_APPEND:-}"
-	local cpus=2 extra=()
+	local cpus=2 mem=1G extra=() disk=()
 	case $mode in
 	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500}
 		# Armed at boot, checked and disarmed by 30-dynamic-fault.t.
@@ -236,12 +417,31 @@ cmd_boot() {
 	demo)	limit=600; append="$append quiet" ;;
 	shell)	limit=0 ;;
 	esac
+	case $flavor in
+	distro*)
+		# Debian's root on virtio-blk, swap on a second disk, 2 GiB in
+		# two NUMA nodes of one CPU each (one socket per node).
+		mem=2G
+		append="$append root=/dev/vda rw rootfstype=ext4 init=/codetag-init"
+		disk=(-drive "file=$B/disk-$flavor.img,format=raw,if=virtio"
+		      -drive "file=$B/swap-$flavor.img,format=raw,if=virtio"
+		      -object memory-backend-ram,id=m0,size=1G
+		      -object memory-backend-ram,id=m1,size=1G
+		      -numa node,nodeid=0,memdev=m0
+		      -numa node,nodeid=1,memdev=m1)
+		if [ "$cpus" -eq 2 ]; then
+			disk+=(-numa cpu,node-id=0,socket-id=0
+			       -numa cpu,node-id=1,socket-id=1)
+		fi
+		cpus="$cpus,sockets=$cpus" ;;
+	*)	disk=(-initrd "$B/initramfs-$flavor.cpio") ;;
+	esac
 	# KVM hangs guests on these machines: TCG unless asked otherwise.
 	local qemu=(qemu-system-x86_64 -accel "${CODETAG_ACCEL:-tcg}"
-		    -cpu max -m 1G -smp "$cpus" -nic none "${extra[@]}"
+		    -cpu max -m "$mem" -smp "$cpus" -nic none "${extra[@]}"
 		    -no-reboot
 		    -kernel "$out/arch/x86/boot/bzImage"
-		    -initrd "$B/initramfs-$flavor.cpio"
+		    "${disk[@]}"
 		    -append "$append")
 	if [ "$mode" = test ] || [ "$mode" = offboot ] || [ "$mode" = bench ]; then
 		rm -f "$B/$mode-$flavor.txt"
@@ -302,26 +502,28 @@ cmd_patch() {
 	log "wrote ${dest#$ROOT/} ($(grep -c '^+++ ' "$dest") files)"
 }
 
-# Apply "make patch" output to a fresh 6.1 tree and build the guest kernel
-# from it: proves the one-diff deliverable is complete on its own.
+# Apply "make patch" output to a fresh 6.1 tree: it must give exactly the
+# tree that the kernels are built from (every file, ours included), so that
+# the one-diff deliverable builds whenever they do.
 cmd_patch_test() {
-	local tree=$B/patchtest out=$B/out-patchtest
+	local tree=$B/patchtest
 	cmd_patch "$B/codetag-6.1.patch"
 	unpack_pristine "$tree"
 	patch -d "$tree" -p1 -s --no-backup-if-mismatch \
 		< "$B/codetag-6.1.patch" || die "codetag-6.1.patch does not apply"
-	configure guest "$out" "$tree"
-	make -s -C "$tree" O="$out" CC="$CC_WRAP" -j"$JOBS" bzImage >&2
+	diff -r -q -x .codetag-series "$tree" "$SRC" >&2 ||
+		die "the tree from codetag-6.1.patch differs from the one we build"
+	rm -rf "$tree"
 }
 
 cmd=${1:-}
 shift || true
 case $cmd in
-deps|tree|kernel|initramfs|boot|kunit|patch)
+deps|tree|kernel|initramfs|rootfs|image|boot|kunit|patch|warnings)
 	"cmd_$cmd" "$@" ;;
 patch-test)
 	cmd_patch_test "$@" ;;
 *)
-	sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2 ;;
 esac
