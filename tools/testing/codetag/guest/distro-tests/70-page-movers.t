@@ -40,12 +40,20 @@ wait_until() {
 	done
 	"$@"
 }
+# ready: the holder has filled its memory and waits; stops the test
+# file, with a failure, if the holder died instead.
+ready() {
+	wait_until 120 sh -c "grep -q ready /tmp/mh.out || ! kill -0 $HOLDER" 2>/dev/null
+	grep -q ready /tmp/mh.out && return 0
+	notok "memhold $* is ready to be moved: $(cat /tmp/mh.out)"
+	exit 1
+}
 # hold MIB WORDS...: start memhold in the background, wait for it.
 hold() {
 	rm -f /tmp/mh.out
-	memhold "$@" > /tmp/mh.out &
+	memhold "$@" > /tmp/mh.out 2>&1 &
 	HOLDER=$!
-	wait_until 120 grep -q ready /tmp/mh.out
+	ready "$@"
 }
 # verify: the holder reads its memory back; its data must be intact.
 verify() {
@@ -187,7 +195,7 @@ mkdir -p /sys/fs/cgroup/movers
 rm -f /tmp/mh.out
 sh -c "echo \$\$ > /sys/fs/cgroup/movers/cgroup.procs; exec memhold $MIB nohuge > /tmp/mh.out" &
 HOLDER=$!
-wait_until 120 grep -q ready /tmp/mh.out
+ready $MIB nohuge in a cgroup
 snap /tmp/before
 SITE_BYTES=$(bytes_of /tmp/before "$SITE")
 echo $((8 * 1024 * 1024)) > /sys/fs/cgroup/movers/memory.max
