@@ -170,7 +170,10 @@ check "... and frees the memory of the module whose tags it kept" \
 	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_more: tags no longer in use, freeing'"
 
 # 500 load/unload cycles, after 100 to settle the slab caches: nothing may
-# accumulate. A leak of one 64-byte object per cycle shows as 32 kB.
+# accumulate. A leak of one 64-byte object per cycle shows as 32 kB in
+# every window of 500 cycles; the slabs that the per-CPU partial lists
+# happen to hold come and go. So a window that grows more than that noise
+# is measured again: a leak grows in each of three windows.
 cycle() {
 	insmod $M/codetag_test_type.ko &&
 	insmod $M/codetag_test_tags.ko &&
@@ -180,23 +183,29 @@ cycle() {
 }
 i=0
 while [ $i -lt 100 ]; do cycle || break; i=$((i + 1)); done
-echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
-slab0=$(meminfo Slab); free0=$(free_kb); vm0=$(meminfo VmallocUsed)
-i=0
-while [ $i -lt 500 ]; do cycle || break; i=$((i + 1)); done
-check_eq "500 load/unload cycles all succeed" $i 500
-echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
-slab1=$(meminfo Slab); free1=$(free_kb); vm1=$(meminfo VmallocUsed)
-echo "# Slab ${slab0} -> ${slab1} kB, free ${free0} -> ${free1} kB, VmallocUsed ${vm0} -> ${vm1} kB"
 # KASAN's quarantine holds freed objects back: allow for it on debug kernels.
 if grep -q codetag.flavor=debug /proc/cmdline; then
 	slab_max=8192; free_max=16384
 else
 	slab_max=16; free_max=256
 fi
-check "Slab grew by at most $slab_max kB over 500 cycles" \
+window=0
+while [ $window -lt 3 ]; do
+	window=$((window + 1))
+	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+	slab0=$(meminfo Slab); free0=$(free_kb); vm0=$(meminfo VmallocUsed)
+	i=0
+	while [ $i -lt 500 ]; do cycle || break; i=$((i + 1)); done
+	[ $i -eq 500 ] || break
+	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
+	slab1=$(meminfo Slab); free1=$(free_kb); vm1=$(meminfo VmallocUsed)
+	echo "# window $window: Slab ${slab0} -> ${slab1} kB, free ${free0} -> ${free1} kB, VmallocUsed ${vm0} -> ${vm1} kB"
+	[ $((slab1 - slab0)) -le $slab_max ] && [ $((free0 - free1)) -le $free_max ] && break
+done
+check_eq "500 load/unload cycles all succeed" $i 500
+check "Slab grew by at most $slab_max kB over 500 cycles (window $window)" \
 	[ $((slab1 - slab0)) -le $slab_max ]
-check "free memory (per-CPU lists included) fell by at most $free_max kB over 500 cycles" \
+check "free memory (per-CPU lists included) fell by at most $free_max kB over 500 cycles (window $window)" \
 	[ $((free0 - free1)) -le $free_max ]
 check "VmallocUsed is back where it was after 500 cycles" \
 	[ $((vm1 - vm0)) -le 64 ]
