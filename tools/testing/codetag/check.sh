@@ -176,11 +176,11 @@ kerneldoc_layer() {
 docs_layer() {
 	local log=$LOGS/htmldocs.log out
 	skipped docs && return
-	make -C "$B/linux" O="$B/out-docs" SPHINXDIRS=codetag htmldocs \
+	make -C "$B/linux" O="$B/linux/out-docs" SPHINXDIRS=codetag htmldocs \
 		> "$log" 2>&1
 	# dot(1) is only for graphs, which these pages do not have.
 	out=$(grep -E "WARNING|ERROR" "$log" | grep -v "dot(1) not found")
-	if [ -z "$out" ] && [ -f "$B/out-docs/Documentation/output/codetag/index.html" ]; then
+	if [ -z "$out" ] && [ -f "$B/linux/out-docs/Documentation/output/codetag/index.html" ]; then
 		pass "htmldocs: Documentation/codetag builds without warnings"
 	else
 		fail "htmldocs: Documentation/codetag (log: ${log#$ROOT/})"
@@ -191,7 +191,7 @@ docs_layer() {
 # The core must build without warnings at W=1. Kbuild notices the changed
 # flags, so this recompiles our objects and the next normal build redoes them.
 w1_layer() {
-	local out=$B/out-guest log=$LOGS/w1.log
+	local out=$B/linux/out-guest log=$LOGS/w1.log
 	skipped w1 && return
 	if ! make -C "$B/linux" O="$out" W=1 CC="ccache gcc" lib/codetag/ \
 		> "$log" 2>&1; then
@@ -212,7 +212,7 @@ compile_fail_layer() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp "$HARNESS"/compile-fail/* "$dir/"
-	if make -C "$B/linux" O="$B/out-guest" CC="ccache gcc" M="$dir" \
+	if make -C "$B/linux" O="$B/linux/out-guest" CC="ccache gcc" M="$dir" \
 		modules > "$log" 2>&1; then
 		fail "ERR(ERESTARTSYS) builds, but must not"
 	elif grep -q "ERR() takes a standard errno" "$log"; then

@@ -78,11 +78,15 @@ series_hash() {
 }
 
 # Unpack a pristine 6.1 tree into $1 (preserving mtimes, so rebuilds of a
-# re-extracted tree stay incremental).
+# re-extracted tree stay incremental). The object trees inside it (see
+# out_dir()) move to the new tree.
 unpack_pristine() {
-	local dest=$1 tmp
+	local dest=$1 tmp o
 	tmp=$(mktemp -d "$B/unpack.XXXXXX")
 	tar -C "$tmp" -xJf "$TARBALL"
+	for o in "$dest"/out-*; do
+		[ -d "$o" ] && mv "$o" "$tmp/$TARDIR/"
+	done
 	rm -rf "$dest"
 	mv "$tmp/$TARDIR" "$dest"
 	rmdir "$tmp"
@@ -122,7 +126,11 @@ cmd_tree() {
 	link_our_files
 }
 
-out_dir() { echo "$B/out-$1"; }
+# A flavour's object tree, inside the source tree: kbuild then names every
+# source file relative to it ("../mm/slub.c"), so no compiler command line
+# contains the clone's path and ccache reuses objects that another clone
+# of the repository compiled.
+out_dir() { echo "$SRC/out-$1"; }
 
 fragments() {
 	case $1 in
@@ -219,7 +227,7 @@ warned_units() {
 	function path(s) {
 		sub(/^(In file included| +) from /, "", s)
 		sub(/:[0-9]+[:,]?$/, "", s)
-		sub(/^\.\.\/[^\/]+\//, "", s)
+		sub(/^\.\.\//, "", s)
 		if (index(s, src) == 1)
 			s = substr(s, length(src) + 1)
 		return s
@@ -239,7 +247,7 @@ warnings_of() {
 	rm -f "$obj/${unit%.c}.o"
 	make -s -C "$tree" O="$obj" CC="$CC_WRAP" "${unit%.c}.o" 2>&1 |
 		sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: \(.*\)/\1: \2/p' |
-		sed -e "s|^$tree/||" -e 's|^\.\./[^/]*/||' | sort -u
+		sed -e "s|^$tree/||" -e 's|^\.\./||' | sort -u
 }
 
 # No new warnings: every file that the FLAVOR kernel compiled with a
@@ -249,7 +257,7 @@ warnings_of() {
 cmd_warnings() {
 	local flavor=$1 out tree=$B/pristine-warnings pout unit new=0 ours theirs
 	out=$(out_dir "$flavor")
-	pout=$B/out-$flavor-pristine
+	pout=$tree/out-$flavor
 	[ -f "$out/.codetag-build.log" ] || die "the $flavor kernel is not built"
 	if [ ! -s "$out/.codetag-warned" ]; then
 		log "no file of the $flavor kernel was compiled with a warning"
@@ -461,7 +469,7 @@ cmd_kunit() {
 	cd "$SRC"
 	./tools/testing/kunit/kunit.py run \
 		--kunitconfig=lib/codetag/kunit/.kunitconfig \
-		--build_dir="$B/out-kunit" --jobs="$JOBS" --timeout=600 \
+		--build_dir=out-kunit --jobs="$JOBS" --timeout=600 \
 		--make_options CC="$CC_WRAP"
 }
 
