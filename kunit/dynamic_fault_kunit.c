@@ -373,6 +373,11 @@ static void dynamic_fault_test_task_scope(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fire_elsewhere(dft_point_a));
 	KUNIT_EXPECT_TRUE(test, dft_point_a());
 
+	/* A comm glob: the first three characters of ours, then anything. */
+	EXPECT_CONTROL_OK(test, "func dft_point_a enable comm %.3s*", current->comm);
+	KUNIT_EXPECT_TRUE(test, dft_point_a());
+	KUNIT_EXPECT_FALSE(test, fire_elsewhere(dft_point_a));
+
 	EXPECT_CONTROL_OK(test, "func dft_point_a enable comm no-such-task");
 	KUNIT_EXPECT_FALSE(test, dft_point_a());
 	KUNIT_EXPECT_FALSE(test, fire_elsewhere(dft_point_a));

@@ -21,6 +21,7 @@
 #include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/debugfs.h>
+#include <linux/glob.h>
 #include <linux/init.h>
 #include <linux/irq_work.h>
 #include <linux/kernel.h>
@@ -91,7 +92,8 @@ static bool task_matches(const struct dynamic_fault_policy *p)
 	if (p->pid && p->pid != task_pid_nr(current) &&
 	    p->pid != task_tgid_nr(current))
 		return false;
-	return !p->comm[0] || !strncmp(p->comm, current->comm, TASK_COMM_LEN);
+	/* Only current changes its own comm: no lock needed to read it. */
+	return !p->comm[0] || glob_match(p->comm, current->comm);
 }
 
 static void report_fault(struct dynamic_fault *df, long hit, long fault)
