@@ -431,6 +431,9 @@ cmd_boot() {
 		# two NUMA nodes of one CPU each (one socket per node).
 		mem=2G
 		append="$append root=/dev/vda rw rootfstype=ext4 init=/codetag-init"
+		# Each initcall's return, for 05-boot.t, in a log that keeps
+		# them all.
+		[ "$mode" = test ] && append="$append initcall_debug log_buf_len=4M"
 		disk=(-drive "file=$B/disk-$flavor.img,format=raw,if=virtio"
 		      -drive "file=$B/swap-$flavor.img,format=raw,if=virtio"
 		      -object memory-backend-ram,id=m0,size=1G

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prints the lines of a kernel log that report a splat, or one of the
+# failures a boot can log without one (a slab cache or a sysfs entry that
+# could not be created, objects a destroyed cache still held, a hung
+# task). Used by the guest on its dmesg and by the host on the console.
+#
+# Where faults are injected on purpose (the soak), allocation failure
+# reports are expected: warn_alloc() prints "page allocation failure:" or
+# "vmalloc error:" and then a stack. With -v allowed=1, a stack that
+# follows such a line is theirs; every other stack, and every other report
+# below, is still a splat.
+
+BEGIN {
+	splats = "BUG:|WARNING:|KASAN|UBSAN|possible circular locking|" \
+		 "possible recursive locking|inconsistent lock state|" \
+		 "suspicious RCU usage|DEBUG_LOCKS_WARN_ON|" \
+		 "sleeping function called from invalid context|" \
+		 "general protection fault|Oops|Kernel panic|Call Trace|" \
+		 "blocked for more than|kobject_add_internal failed|" \
+		 "kmem_cache_create.* failed|Objects remaining"
+}
+allowed && /page allocation failure: |vmalloc error: / { report = 1; next }
+/Call Trace/ && report { report = 0; next }
+$0 ~ splats { print }
