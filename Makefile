@@ -6,14 +6,17 @@
 #   make check   every test layer; last line "N passed, N failed"
 #   make shell   boot the guest to a busybox shell (debugfs mounted);
 #                FLAVOR=distro boots Debian's configuration and root instead
+#   make soak    SOAK_SECONDS (3600) of stress with faults injected on the
+#                distro debug kernel; results in build/soak-distro-debug.txt
 #   make bench   instructions per allocate+free pair (qemu -icount)
 #   make patch   one diff against pristine 6.1: build/codetag-6.1.patch
 #   make clean   remove build/ (the compiler cache outside it stays)
 
 H := tools/testing/codetag
 FLAVOR ?= guest
+SOAK_SECONDS ?= 3600
 
-.PHONY: demo check shell bench patch clean
+.PHONY: demo check shell soak bench patch clean
 
 demo:
 	@$(H)/demo.sh
@@ -25,6 +28,12 @@ shell:
 	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
 	 $(H)/harness.sh kernel $(FLAVOR) && $(H)/harness.sh initramfs $(FLAVOR) && \
 	 $(H)/harness.sh boot $(FLAVOR) shell
+
+soak:
+	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
+	 $(H)/harness.sh kernel distro-debug && $(H)/harness.sh initramfs distro-debug && \
+	 CODETAG_SOAK_SECONDS=$(SOAK_SECONDS) $(H)/harness.sh boot distro-debug soak; \
+	 cat build/soak-distro-debug.txt
 
 bench:
 	@$(H)/bench.sh

@@ -96,6 +96,19 @@ guest_layer() {
 	guest_results "$flavor" offboot
 }
 
+# The soak on the distro debug kernel: stress with faults injected, while
+# modules come and go and every control is switched (guest/distro-tests/
+# soak.sh). "make soak" runs it for longer.
+soak_layer() {
+	local flavor=distro-debug
+	skipped soak && return
+	step "$flavor: kernel builds" "kernel-$flavor" "$H" kernel "$flavor" || return
+	step "$flavor: test modules and boot image build" "initramfs-$flavor" \
+		"$H" initramfs "$flavor" || return
+	"$H" boot "$flavor" soak > "$LOGS/boot-$flavor-soak.log" 2>&1
+	guest_results "$flavor" soak
+}
+
 kunit_layer() {
 	local log=$LOGS/kunit.log line n=0
 	skipped kunit && return
@@ -235,6 +248,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	compile_fail_layer
 	guest_layer debug
 	guest_layer distro
+	soak_layer
 	checkpatch_layer
 	kerneldoc_layer
 	docs_layer

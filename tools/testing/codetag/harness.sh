@@ -10,7 +10,8 @@
 #   harness.sh kernel FLAVOR        configure and build FLAVOR (guest, debug,
 #                                   nopro: guest without profiling or fault
 #                                   points, nofault: without fault points,
-#                                   distro: Debian's own configuration)
+#                                   distro: Debian's own configuration,
+#                                   distro-debug: that with debug.config)
 #   harness.sh initramfs FLAVOR     test modules + busybox initramfs (the
 #                                   distro flavour: a Debian root image)
 #   harness.sh rootfs               Debian 12 root filesystem (mmdebstrap)
@@ -18,6 +19,8 @@
 #   harness.sh warnings FLAVOR      FLAVOR's warnings, each also in 6.1 alone
 #   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, offboot
 #                                   (tests of a boot with profiling off),
+#                                   soak (CODETAG_SOAK_SECONDS of stress on
+#                                   a distro flavour, 300 by default),
 #                                   bench, demo or shell
 #   harness.sh kunit                KUnit suites under UML
 #   harness.sh patch [FILE]         one diff against pristine 6.1
@@ -139,6 +142,7 @@ fragments() {
 	nopro)	echo "$C/guest.config $C/codetag.config $C/no-profiling.config" ;;
 	nofault) echo "$C/guest.config $C/codetag.config $C/no-fault.config" ;;
 	distro)	echo "$C/distro.config $C/codetag.config" ;;
+	distro-debug) echo "$C/distro.config $C/codetag.config $C/debug.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
 	esac
 }
@@ -420,6 +424,11 @@ cmd_boot() {
 		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\"" ;;
 	offboot) limit=${CODETAG_BOOT_TIMEOUT:-1500}
 		append="$append sysctl.vm.mem_profiling=0" ;;
+	soak)	# The soak's time, and as long again for the set-up and
+		# the checks after it on a debug kernel.
+		local secs=${CODETAG_SOAK_SECONDS:-300}
+		limit=$((2 * secs + 900))
+		append="$append codetag.soak=$secs" ;;
 	bench)	# One vCPU, guest time counting instructions: exact figures.
 		limit=1500; cpus=1; extra=(-icount shift=0,sleep=off) ;;
 	demo)	limit=600; append="$append quiet" ;;
@@ -454,7 +463,8 @@ cmd_boot() {
 		    -kernel "$out/arch/x86/boot/bzImage"
 		    "${disk[@]}"
 		    -append "$append")
-	if [ "$mode" = test ] || [ "$mode" = offboot ] || [ "$mode" = bench ]; then
+	if [ "$mode" = test ] || [ "$mode" = offboot ] || [ "$mode" = bench ] ||
+	   [ "$mode" = soak ]; then
 		rm -f "$B/$mode-$flavor.txt"
 		qemu+=(-display none -serial stdio
 		       -serial "file:$B/$mode-$flavor.txt")
