@@ -5,8 +5,10 @@
 # process holds anonymous memory (memhold), each page mover is forced on
 # it, and the site its pages are charged to must keep its bytes while the
 # movers' own files (mm/migrate.c, mm/compaction.c, mm/khugepaged.c,
-# mm/ksm.c, mm/swap_state.c) gain none. Distro flavours only: it needs
-# NUMA, THP, KSM, swap and memory cgroups.
+# mm/ksm.c, mm/swap_state.c) gain none. Then a test module's own movable
+# pages go through compaction, and its line must keep their bytes and
+# calls. Distro flavours only: it needs NUMA, THP, KSM, swap and memory
+# cgroups.
 
 . /tests/lib.sh
 P=/proc/allocinfo
@@ -210,5 +212,35 @@ echo max > /sys/fs/cgroup/movers/memory.max
 kept "swap in" mm/swap_state.c mm/vmscan.c
 unhold
 rmdir /sys/fs/cgroup/movers
+
+# A driver's own movable pages (as balloon drivers and zsmalloc have),
+# allocated at one line of a test module: compaction moves them through
+# the driver, and they stay charged to that line, bytes and calls.
+insmod /modules/codetag_test_movable.ko
+MP=/sys/module/codetag_test_movable/parameters
+movable_site() { grep ' func:alloc_movable_page$' $P; }
+site0=$(movable_site | awk '{ print $1, $2 }')
+echo "# the module's movable pages: $(movable_site)"
+check_eq "the module's 4096 pages are charged to its line" "$site0" "16777216 4096"
+snap /tmp/before
+tries=0
+while [ "$(cat $MP/moved)" -eq 0 ] && [ $tries -lt 5 ]; do
+	echo 1 > /proc/sys/vm/compact_memory
+	tries=$((tries + 1))
+done
+check "compaction moved the module's pages ($(cat $MP/moved) moved)" \
+	[ "$(cat $MP/moved)" -gt 0 ]
+check_eq "the moved pages hold their data" "$(cat $MP/corrupt)" 0
+snap /tmp/after
+check_eq "the module's line keeps its bytes and calls" \
+	"$(movable_site | awk '{ print $1, $2 }')" "$site0"
+for f in mm/compaction.c mm/migrate.c; do
+	g=$(grown_in /tmp/before /tmp/after $f)
+	check "compaction of the module's pages: $f gained none of them ($g bytes)" \
+		[ "$g" -lt $((4096 * 4096 / 20)) ]
+done
+rmmod codetag_test_movable
+check "unloading the module gives its pages back" \
+	sh -c "! grep -q ' func:alloc_movable_page\$' $P || grep -q '^ *0 *0 .*func:alloc_movable_page\$' $P"
 
 check "no site went negative" no_negative_sites
