@@ -94,6 +94,12 @@ guest_layer() {
 	# A second boot with profiling off: tags never live, then switched on.
 	"$H" boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
 	guest_results "$flavor" offboot
+	# time_stats against busy waits of known lengths, in a boot whose
+	# time counts instructions, so that no figure depends on the host.
+	if [ "$flavor" = guest ]; then
+		"$H" boot "$flavor" clock > "$LOGS/boot-$flavor-clock.log" 2>&1
+		guest_results "$flavor" clock
+	fi
 }
 
 # The soak on the distro debug kernel: stress with faults injected, while
