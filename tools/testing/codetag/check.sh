@@ -25,15 +25,25 @@ fail() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
 
 # step NAME LOG COMMAND...: run a build step quietly; one check line.
 step() {
-	local name=$1 log=$LOGS/$2.log
+	local name=$1 log=$LOGS/$2.log t0=$SECONDS
 	shift 2
 	if "$@" > "$log" 2>&1; then
 		pass "$name"
+		echo "#   ($((SECONDS - t0)) s)"
 		return 0
 	fi
 	fail "$name (log: ${log#$ROOT/})"
 	tail -25 "$log" | sed 's/^/#   /'
 	return 1
+}
+
+# timed NAME COMMAND...: run COMMAND, then say how long it took, so that
+# a slow run shows where its time went.
+timed() {
+	local name=$1 t0=$SECONDS
+	shift
+	"$@"
+	echo "# $name: $((SECONDS - t0)) s"
 }
 
 skipped() {
@@ -248,18 +258,16 @@ start=$(date +%s)
 step "host packages installed" deps "$H" deps &&
 step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 {
-	kunit_layer
-	guest_layer guest
-	w1_layer
-	compile_fail_layer
-	guest_layer debug
-	guest_layer distro
-	soak_layer
-	checkpatch_layer
-	kerneldoc_layer
-	docs_layer
+	timed kunit kunit_layer
+	timed guest guest_layer guest
+	timed W=1 w1_layer
+	timed compile-fail compile_fail_layer
+	timed debug guest_layer debug
+	timed distro guest_layer distro
+	timed soak soak_layer
+	timed "static checks" eval "checkpatch_layer; kerneldoc_layer; docs_layer"
 	skipped patch ||
-		step "make patch: one diff applies to pristine 6.1 and gives the tree built here" \
+		timed "make patch" step "make patch: one diff applies to pristine 6.1 and gives the tree built here" \
 			patch-test "$H" patch-test
 }
 echo "# wall time: $(( $(date +%s) - start )) s"
