@@ -1,23 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# "make bench": instructions per allocate+free pair, measured in one run.
+# "make bench": what the framework costs, measured in one run.
 #
-# The guest runs under "qemu -icount shift=0,sleep=off" with one vCPU: one
-# guest nanosecond is one instruction, so the figures are instruction
-# counts that repeat exactly whatever else the host is doing.
+#   bench.sh [micro|distro|all]     (all by default)
 #
-# Columns: the guest kernel built without allocation profiling or fault
-# points ("out"), the guest kernel with both compiled in but booted with
-# sysctl.vm.mem_profiling=0 ("off"), and the same kernel with it on ("on").
+# Every guest runs under "qemu -icount shift=0,sleep=off" with one vCPU:
+# one guest nanosecond is one instruction, so the figures are instruction
+# counts that repeat whatever else the host is doing.
 #
-# A second table isolates the fault points: the guest kernel built without
-# them ("no points"), against "off", and "off" booted with one memory fault
-# point armed elsewhere ("armed"), which makes every allocator test for a
-# pending fault. All three with profiling off.
+# micro: instructions per allocate+free pair. Columns: the guest kernel
+# built without allocation profiling or fault points ("out"), the guest
+# kernel with both compiled in but booted with sysctl.vm.mem_profiling=0
+# ("off"), and the same kernel with it on ("on"). A second table isolates
+# the fault points: the guest kernel built without them ("no points"),
+# against "off", and "off" booted with one memory fault point armed
+# elsewhere ("armed"), which makes every allocator test for a pending
+# fault. All three with profiling off.
+#
+# distro: what users pay, on Debian's own configuration and a real
+# workload: a fixed stress-ng run (guest/workload.sh) on the distro kernel
+# built without profiling ("out", the distro-nopro flavour, which only
+# this builds), and on the distro kernel booted off and on. Instructions,
+# memory in use, every slab cache whose objects changed size, the kernel's
+# size, and where the page tags live.
 
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PART=${1:-all}
+case $PART in
+micro|distro|all) ;;
+*) echo "usage: bench.sh [micro|distro|all]" >&2; exit 2 ;;
+esac
 
 # run FLAVOR NAME [CMDLINE]: one benchmark boot, results in bench-NAME.txt
 run() {
@@ -29,78 +44,123 @@ run() {
 	}
 }
 
+micro() {
+	for flavor in nopro nofault guest; do
+		quiet "kernel-$flavor" "$H" kernel "$flavor"
+		quiet "initramfs-$flavor" "$H" initramfs "$flavor"
+	done
+	run nopro out
+	run guest off sysctl.vm.mem_profiling=0
+	run guest on sysctl.vm.mem_profiling=1
+	run nofault nopoints sysctl.vm.mem_profiling=0
+	run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt probability 0"'
+
+	printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
+	printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
+	rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|+ctx ' "$B/bench-$1.txt"; }
+	col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
+
+	rows out | while read -r row out; do
+		off=$(col off "$row")
+		on=$(col on "$row")
+		awk -v r="$row" -v a="$out" -v b="$off" -v c="$on" 'BEGIN {
+			printf "%-22s %10s %10s %10s %+8.1f%% %+8.1f%%\n", r, a, b, c,
+				(b / a - 1) * 100, (c / a - 1) * 100 }'
+	done
+
+	echo
+	awk '{ v[$1] = $2 }
+	     END {
+		printf "alloc_tags.ctx, a kmalloc-64 pair at an enabled site: %.2f instructions, %+.2f over\n",
+			v["kmalloc-64+ctx"], v["kmalloc-64+ctx"] - v["kmalloc-64"]
+		printf "the same pair at a site that is not enabled (%.2f): capture, stack depot lookup, drop\n",
+			v["kmalloc-64"]
+	     }' "$B/bench-on.txt"
+
+	echo
+	printf '%-22s %10s %10s %10s %9s %9s\n' "fault points" "no points" off armed "off-no" "armed-no"
+	printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
+	rows nopoints | while read -r row none; do
+		awk -v r="$row" -v a="$none" -v b="$(col off "$row")" -v c="$(col armed "$row")" 'BEGIN {
+			printf "%-22s %10s %10s %10s %+9.2f %+9.2f\n", r, a, b, c, b - a, c - a }'
+	done
+	point_cost() {
+		awk -v w="$1" -v a="$(col off "$2")" -v b="$(col off "$2+fault_point")" 'BEGIN {
+			printf "a disarmed dynamic_fault() point %s: %.2f instructions per call (%.2f without, %.2f with)\n", w, b - a, a, b }'
+	}
+	point_cost "in a function that calls others" call
+	point_cost "in a leaf function" call_leaf
+
+	echo
+	awk '$1 == "ktime_get_ns" { c = $2 } $1 == "time_stats_record" { r = $2 }
+	     $1 == "time_stats_start+end" { p = $2 }
+	     END {
+		printf "time_stats, one recording: %.2f instructions in time_stats_record(), %.2f for a\n", r, p
+		printf "start+end pair with its two clock reads (%.2f each): %.2f beyond them\n", c, p - 2 * c
+	     }' "$B/bench-off.txt"
+
+	echo
+	awk '{ v[$1] = $2 }
+	     END {
+		printf "ERR(EINVAL) against -EINVAL, per call: %+.2f instructions on the error path (%.2f, %.2f),\n",
+			v["errno_fail_ERR"] - v["errno_fail_plain"], v["errno_fail_plain"], v["errno_fail_ERR"]
+		printf "%+.2f on the success path (%.2f, %.2f)\n",
+			v["errno_ok_ERR"] - v["errno_ok_plain"], v["errno_ok_plain"], v["errno_ok_ERR"]
+	     }' "$B/bench-off.txt"
+
+	# The framework's memory: what the guest has in use beyond the kernel
+	# built without it, after the same boot and workload (1 GiB guest).
+	echo
+	awk '$1 == "mem_free_kb" { f[FILENAME] = $2 }
+	     END {
+		out = f[ARGV[1]]; off = f[ARGV[2]]; on = f[ARGV[3]]
+		printf "memory in use beyond the compiled-out kernel, 1 GiB guest after boot and a workload:\n"
+		printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
+			out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
+	     }' "$B/bench-out.txt" "$B/bench-off.txt" "$B/bench-on.txt"
+}
+
+# workload FLAVOR NAME [CMDLINE]: one workload boot, results in
+# workload-NAME.txt
+workload() {
+	CODETAG_APPEND=${3:-} quiet "workload-$2" "$H" boot "$1" workload
+	tr -d '\r' < "$B/workload-$1.txt" > "$B/workload-$2.txt"
+	grep -q '^done$' "$B/workload-$2.txt" || {
+		echo "bench: the $2 workload did not finish (log: build/logs/workload-$2.log)" >&2
+		exit 1
+	}
+}
+
+distro() {
+	local flavor name
+	for flavor in distro-nopro distro; do
+		quiet "kernel-$flavor" "$H" kernel "$flavor"
+		quiet "initramfs-$flavor" "$H" initramfs "$flavor"
+	done
+	workload distro-nopro out
+	workload distro off sysctl.vm.mem_profiling=0
+	workload distro on sysctl.vm.mem_profiling=1
+	# Once more without the option: how far two runs of one kernel differ.
+	workload distro-nopro out2
+
+	echo
+	echo "Debian's 6.1 configuration, one stress-ng run (guest/workload.sh), one vCPU,"
+	echo "2 GiB in two NUMA nodes; memory taken at the end of the run"
+	awk -f "$HARNESS/workload.awk" "$B/workload-out.txt" "$B/workload-off.txt" \
+		"$B/workload-on.txt" "$B/workload-out2.txt"
+
+	echo
+	echo "kernel image (size vmlinux)         text       data        bss"
+	for name in distro-nopro distro; do
+		size "$B/linux/out-$name/vmlinux" | awk -v n="$name" 'NR == 2 {
+			printf "  %-28s %10d %10d %10d\n", n, $1, $2, $3 }'
+	done
+}
+
 quiet deps "$H" deps
 quiet tree "$H" tree
-for flavor in nopro nofault guest; do
-	quiet "kernel-$flavor" "$H" kernel "$flavor"
-	quiet "initramfs-$flavor" "$H" initramfs "$flavor"
-done
-run nopro out
-run guest off sysctl.vm.mem_profiling=0
-run guest on sysctl.vm.mem_profiling=1
-run nofault nopoints sysctl.vm.mem_profiling=0
-run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt probability 0"'
-
-printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
-printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
-rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|+ctx ' "$B/bench-$1.txt"; }
-col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
-
-rows out | while read -r row out; do
-	off=$(col off "$row")
-	on=$(col on "$row")
-	awk -v r="$row" -v a="$out" -v b="$off" -v c="$on" 'BEGIN {
-		printf "%-22s %10s %10s %10s %+8.1f%% %+8.1f%%\n", r, a, b, c,
-			(b / a - 1) * 100, (c / a - 1) * 100 }'
-done
-
-echo
-awk '{ v[$1] = $2 }
-     END {
-	printf "alloc_tags.ctx, a kmalloc-64 pair at an enabled site: %.2f instructions, %+.2f over\n",
-		v["kmalloc-64+ctx"], v["kmalloc-64+ctx"] - v["kmalloc-64"]
-	printf "the same pair at a site that is not enabled (%.2f): capture, stack depot lookup, drop\n",
-		v["kmalloc-64"]
-     }' "$B/bench-on.txt"
-
-echo
-printf '%-22s %10s %10s %10s %9s %9s\n' "fault points" "no points" off armed "off-no" "armed-no"
-printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
-rows nopoints | while read -r row none; do
-	awk -v r="$row" -v a="$none" -v b="$(col off "$row")" -v c="$(col armed "$row")" 'BEGIN {
-		printf "%-22s %10s %10s %10s %+9.2f %+9.2f\n", r, a, b, c, b - a, c - a }'
-done
-point_cost() {
-	awk -v w="$1" -v a="$(col off "$2")" -v b="$(col off "$2+fault_point")" 'BEGIN {
-		printf "a disarmed dynamic_fault() point %s: %.2f instructions per call (%.2f without, %.2f with)\n", w, b - a, a, b }'
-}
-point_cost "in a function that calls others" call
-point_cost "in a leaf function" call_leaf
-
-echo
-awk '$1 == "ktime_get_ns" { c = $2 } $1 == "time_stats_record" { r = $2 }
-     $1 == "time_stats_start+end" { p = $2 }
-     END {
-	printf "time_stats, one recording: %.2f instructions in time_stats_record(), %.2f for a\n", r, p
-	printf "start+end pair with its two clock reads (%.2f each): %.2f beyond them\n", c, p - 2 * c
-     }' "$B/bench-off.txt"
-
-echo
-awk '{ v[$1] = $2 }
-     END {
-	printf "ERR(EINVAL) against -EINVAL, per call: %+.2f instructions on the error path (%.2f, %.2f),\n",
-		v["errno_fail_ERR"] - v["errno_fail_plain"], v["errno_fail_plain"], v["errno_fail_ERR"]
-	printf "%+.2f on the success path (%.2f, %.2f)\n",
-		v["errno_ok_ERR"] - v["errno_ok_plain"], v["errno_ok_plain"], v["errno_ok_ERR"]
-     }' "$B/bench-off.txt"
-
-# The framework's memory: what the guest has in use beyond the kernel
-# built without it, after the same boot and workload (1 GiB guest).
-echo
-awk '$1 == "mem_free_kb" { f[FILENAME] = $2 }
-     END {
-	out = f[ARGV[1]]; off = f[ARGV[2]]; on = f[ARGV[3]]
-	printf "memory in use beyond the compiled-out kernel, 1 GiB guest after boot and a workload:\n"
-	printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
-		out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
-     }' "$B/bench-out.txt" "$B/bench-off.txt" "$B/bench-on.txt"
+case $PART in
+micro)	micro ;;
+distro)	distro ;;
+all)	micro; distro ;;
+esac

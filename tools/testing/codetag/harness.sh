@@ -11,7 +11,9 @@
 #                                   nopro: guest without profiling or fault
 #                                   points, nofault: without fault points,
 #                                   distro: Debian's own configuration,
-#                                   distro-debug: that with debug.config)
+#                                   distro-debug: that with debug.config,
+#                                   distro-nopro: distro without profiling
+#                                   or fault points, for make bench)
 #   harness.sh initramfs FLAVOR     test modules + busybox initramfs (the
 #                                   distro flavour: a Debian root image)
 #   harness.sh rootfs               Debian 12 root filesystem (mmdebstrap)
@@ -24,7 +26,8 @@
 #                                   clock (time_stats against busy waits of
 #                                   known lengths, guest time counting
 #                                   instructions),
-#                                   bench, demo or shell
+#                                   bench, workload (make bench's stress-ng
+#                                   run on a distro flavour), demo or shell
 #   harness.sh kunit                KUnit suites under UML
 #   harness.sh patch [FILE]         one diff against pristine 6.1
 #
@@ -146,6 +149,7 @@ fragments() {
 	nofault) echo "$C/guest.config $C/codetag.config $C/no-fault.config" ;;
 	distro)	echo "$C/distro.config $C/codetag.config" ;;
 	distro-debug) echo "$C/distro.config $C/codetag.config $C/debug.config" ;;
+	distro-nopro) echo "$C/distro.config $C/codetag.config $C/no-profiling.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
 	esac
 }
@@ -360,7 +364,8 @@ cmd_image() {
 	# Debian's /etc/profile would put its own PATH before busybox's
 	# applets, which the tests are written for.
 	cp "$HARNESS/guest/profile" "$stage/etc/profile"
-	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/bench.sh" "$stage/"
+	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/bench.sh" \
+		"$HARNESS/guest/workload.sh" "$stage/"
 	cp "$HARNESS"/guest/tests/* "$HARNESS"/guest/distro-tests/* "$stage/tests/"
 	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
 	cp "$B/memhold" "$stage/usr/local/bin/"
@@ -444,7 +449,7 @@ cmd_boot() {
 		local secs=${CODETAG_SOAK_SECONDS:-300}
 		limit=$((2 * secs + 900))
 		append="$append codetag.soak=$secs" ;;
-	bench|clock)
+	bench|workload|clock)
 		# One vCPU, guest time counting instructions: exact figures,
 		# and busy waits whose true lengths are known (clock).
 		limit=${CODETAG_BOOT_TIMEOUT:-1500}; cpus=1

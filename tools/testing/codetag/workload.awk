@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh distro: the tables of four workload runs (guest/workload.sh),
+# given as files in the order out, off, on, out again.
+
+function pct(a, b) { return b ? sprintf("%+.2f%%", (a / b - 1) * 100) : "-" }
+
+FNR == 1 { run++ }
+
+$1 == "busy_ns" || $1 == "idle_ns" || $1 == "in_use_kb" || $1 == "status" {
+	v[run, $1] = $2
+}
+$1 == "meminfo" { v[run, $2] = $3 }
+# "slab NAME ACTIVE OBJS SLAB_SIZE PER_SLAB PAGES : tunables ... :
+# slabdata ACTIVE_SLABS SLABS SHARED"
+$1 == "slab" {
+	name[$2] = 1
+	objs[run, $2] = $4
+	size[run, $2] = $5
+	kb[run, $2] = $16 * $7 * 4
+}
+$1 == "log" && run == 2 {
+	sub(/^log /, "")
+	logline[++nlog] = $0
+}
+
+END {
+	split("out off on out2", col)
+	printf "%-26s %14s %14s %14s %14s %9s %9s %9s\n", "", "out", "off", "on",
+		"out again", "off/out", "on/out", "again/out"
+	row("instructions", "busy_ns", 1)
+	row("  (idle time, ns)", "idle_ns", 0)
+	row("stress-ng exit status", "status", 0)
+	row("Slab (kB)", "Slab", 1)
+	row("  SUnreclaim (kB)", "SUnreclaim", 1)
+	row("memory in use (kB)", "in_use_kb", 1)
+
+	# Caches whose objects take more room than without the option.
+	n = 0
+	for (c in name) {
+		if (!((1, c) in size) || !((2, c) in size)) {
+			only++
+			continue
+		}
+		if (size[2, c] == size[1, c])
+			continue
+		grown[++n] = c
+		for (r = 1; r <= 3; r++)
+			total[r] += kb[r, c]
+	}
+	# Sorted by what they hold with profiling on, most first.
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && kb[3, grown[j]] > kb[3, grown[j - 1]]; j--) {
+			t = grown[j]; grown[j] = grown[j - 1]; grown[j - 1] = t
+		}
+	printf "\n%d slab caches have larger objects than without the option", n
+	printf " (slab_size, bytes; their slabs, kB):\n"
+	printf "  %-24s %9s %9s %9s %10s %10s %10s\n", "cache", "out", "in",
+		"objects", "kB out", "kB off", "kB on"
+	for (i = 1; i <= n; i++) {
+		c = grown[i]
+		if (i > 25) {
+			printf "  ... %d more\n", n - 25
+			break
+		}
+		printf "  %-24s %9d %9d %9d %10d %10d %10d\n", c, size[1, c],
+			size[2, c], objs[3, c], kb[1, c], kb[2, c], kb[3, c]
+	}
+	printf "  %-24s %9s %9s %9s %10d %10d %10d\n", "all of them", "", "", "",
+		total[1], total[2], total[3]
+	if (only)
+		printf "%d caches exist in one kernel only (merged differently)\n", only
+	if (nlog) {
+		printf "\nthe boot log on page tags and page_ext, with the option:\n"
+		for (i = 1; i <= nlog; i++)
+			printf "  %s\n", logline[i]
+	}
+}
+
+function row(label, key, ratios,    r) {
+	printf "%-26s", label
+	for (r = 1; r <= 4; r++)
+		printf " %14s", v[r, key]
+	if (ratios)
+		printf " %9s %9s %9s", pct(v[2, key], v[1, key]),
+			pct(v[3, key], v[1, key]), pct(v[4, key], v[1, key])
+	printf "\n"
+}
