@@ -11,9 +11,16 @@
 
 check "booted with initcall_debug" grep -qw initcall_debug /proc/cmdline
 n=$(dmesg | grep -c "initcall .* returned ")
-check "the kernel log holds every initcall's return ($n)" [ "$n" -gt 1000 ]
-dmesg | sed -n 's/.*initcall \([^ ]*\) returned \(-[0-9]*\) .*/\1 \2/p' |
-	grep -v ' -19$' > /tmp/initcalls.failed
-check "no initcall failed but for -ENODEV ($(wc -l < /tmp/initcalls.failed) did)" \
+# The log must still start at the kernel's first line, or the early
+# initcalls' returns may have been overwritten.
+check "the kernel log holds every initcall's return ($n, from the first line on)" \
+	sh -c "dmesg | head -1 | grep -q 'Linux version' && [ $n -gt 300 ]"
+# What fails in any QEMU guest, with or without codetag: no CPU microcode
+# to load (-EINVAL), no EFI tables (-ENOENT, -ENOSYS), no Intel P2SB
+# bridge (-ENOENT), no hibernation image to resume from (-ENOENT).
+BENIGN="save_microcode_in_initrd -22|microcode_init -22|efi_mokvar_sysfs_init -2|esrt_sysfs_init -38|p2sb_fs_init -2|software_resume -2"
+dmesg | sed -n 's/.*initcall \([^+ ]*\)[^ ]* returned \(-[0-9]*\) .*/\1 \2/p' |
+	grep -v ' -19$' | grep -vxE "$BENIGN" > /tmp/initcalls.failed
+check "no initcall failed but for -ENODEV and QEMU's missing devices ($(wc -l < /tmp/initcalls.failed) did)" \
 	[ ! -s /tmp/initcalls.failed ]
 sed 's/^/#   /' /tmp/initcalls.failed
