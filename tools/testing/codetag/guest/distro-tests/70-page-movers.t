@@ -3,12 +3,13 @@
 #
 # Data the kernel moves stays charged to the site that allocated it: a
 # process holds anonymous memory (memhold), each page mover is forced on
-# it, and the site its pages are charged to must keep its bytes while the
-# movers' own files (mm/migrate.c, mm/compaction.c, mm/khugepaged.c,
-# mm/ksm.c, mm/swap_state.c) gain none. Then a test module's own movable
-# pages go through compaction, and its line must keep their bytes and
-# calls. Distro flavours only: it needs NUMA, THP, KSM, swap and memory
-# cgroups.
+# it (migrate_pages(2), move_pages(2), NUMA balancing, compaction, THP
+# split and collapse, KSM, swap), and the site its pages are charged to
+# must keep its bytes while the movers' own files (mm/migrate.c,
+# mm/compaction.c, mm/khugepaged.c, mm/ksm.c, mm/swap_state.c) gain none.
+# Then a test module's own movable pages go through compaction, and its
+# line must keep their bytes and calls. Distro flavours only: it needs
+# NUMA, THP, KSM, swap and memory cgroups.
 
 . /tests/lib.sh
 P=/proc/allocinfo
@@ -131,6 +132,41 @@ for node in 1 0; do
 	check "move_pages: the holder moved its pages to node $node" move_to $node
 	kept "move_pages to node $node" mm/migrate.c
 done
+
+# NUMA balancing: the holder, its pages on node 0, runs on node 1's CPU
+# alone and reads its memory until the hinting faults have moved the
+# pages to node 1 (mm/memory.c's do_numa_page() through mm/migrate.c).
+on_node1() {
+	grep -o 'N1=[0-9]*' /proc/$HOLDER/numa_maps |
+		awk -F= -v want=$((BYTES / 4096 * 9 / 10)) '{ s += $2 } END { exit !(s >= want) }'
+}
+NB=/sys/kernel/debug/sched/numa_balancing
+nb_saved="$(cat /proc/sys/kernel/numa_balancing) $(cat $NB/scan_delay_ms $NB/scan_period_min_ms $NB/scan_period_max_ms $NB/scan_size_mb)"
+snap /tmp/before
+numa0=$(vmstat numa_pages_migrated)
+# A scan is due each time the task has run scan_period_min_ms: the holder
+# runs for a few milliseconds per read, so scan that often, all of it.
+echo 0 > $NB/scan_delay_ms
+echo 10 > $NB/scan_period_min_ms
+echo 20 > $NB/scan_period_max_ms
+echo 256 > $NB/scan_size_mb
+echo 1 > /proc/sys/kernel/numa_balancing
+taskset -p 2 $HOLDER > /dev/null
+n=0
+while [ $n -lt 40 ] && ! on_node1; do
+	verify
+	n=$((n + 1))
+done
+check "NUMA balancing moved the holder's pages to node 1 ($(( $(vmstat numa_pages_migrated) - numa0 )) pages, $n reads)" \
+	on_node1
+set -- $nb_saved
+echo $1 > /proc/sys/kernel/numa_balancing
+echo $2 > $NB/scan_delay_ms
+echo $3 > $NB/scan_period_min_ms
+echo $4 > $NB/scan_period_max_ms
+echo $5 > $NB/scan_size_mb
+taskset -p 3 $HOLDER > /dev/null
+kept "NUMA balancing" mm/migrate.c
 
 # Compaction: whatever it moves of the holder stays charged.
 snap /tmp/before
