@@ -189,7 +189,11 @@ if grep -q codetag.flavor=debug /proc/cmdline; then
 else
 	slab_max=16; free_max=256
 fi
+# Each measure passes if one window is within its bound: a leak grows in
+# every window, noise not.
 window=0
+slab_grew=
+free_fell=
 while [ $window -lt 3 ]; do
 	window=$((window + 1))
 	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
@@ -200,13 +204,17 @@ while [ $window -lt 3 ]; do
 	echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
 	slab1=$(meminfo Slab); free1=$(free_kb); vm1=$(meminfo VmallocUsed)
 	echo "# window $window: Slab ${slab0} -> ${slab1} kB, free ${free0} -> ${free1} kB, VmallocUsed ${vm0} -> ${vm1} kB"
-	[ $((slab1 - slab0)) -le $slab_max ] && [ $((free0 - free1)) -le $free_max ] && break
+	[ -z "$slab_grew" ] || [ $((slab1 - slab0)) -lt $slab_grew ] &&
+		slab_grew=$((slab1 - slab0))
+	[ -z "$free_fell" ] || [ $((free0 - free1)) -lt $free_fell ] &&
+		free_fell=$((free0 - free1))
+	[ $slab_grew -le $slab_max ] && [ $free_fell -le $free_max ] && break
 done
 check_eq "500 load/unload cycles all succeed" $i 500
-check "Slab grew by at most $slab_max kB over 500 cycles (window $window)" \
-	[ $((slab1 - slab0)) -le $slab_max ]
-check "free memory (per-CPU lists included) fell by at most $free_max kB over 500 cycles (window $window)" \
-	[ $((free0 - free1)) -le $free_max ]
+check "Slab grew by at most $slab_max kB over 500 cycles (least of $window windows: $slab_grew kB)" \
+	[ "${slab_grew:-999999}" -le $slab_max ]
+check "free memory (per-CPU lists included) fell by at most $free_max kB over 500 cycles (least of $window windows: $free_fell kB)" \
+	[ "${free_fell:-999999}" -le $free_max ]
 check "VmallocUsed is back where it was after 500 cycles" \
 	[ $((vm1 - vm0)) -le 64 ]
 check "nothing is left registered" sh -c "! grep -q '^codetag_test' $T"
