@@ -429,21 +429,23 @@ cmd_boot() {
 	append="console=ttyS0 panic=-1 no_timer_check"
 	append="$append codetag.mode=$mode codetag.flavor=$flavor"
 	append="$append ${CODETAG_APPEND:-}"
-	local cpus=2 mem=1G extra=() disk=() tcg=
+	local cpus=2 mem=1G extra=() disk=()
+	# The tests patch the kernel's text while the other vCPU runs: every
+	# allocation site's static branch when profiling or a memory fault
+	# point is switched, a module's jump labels when it loads. With
+	# TCG's thread per vCPU, a vCPU now and then runs a stale translation
+	# of a site being patched: it dies on an int3 the kernel has already
+	# taken out (3 profiling-off boots in about 20, in pte_alloc_one(),
+	# kmem_cache_alloc_bulk() and anon_vma_fork()), or spins on the site
+	# (a soak: both vCPUs locked up at a static branch in vm_area_dup()).
+	# None of it with one thread running the vCPUs in turn (11 boots).
+	local tcg=,thread=single
 	case $mode in
 	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500}
 		# Armed at boot, checked and disarmed by 30-dynamic-fault.t.
 		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\"" ;;
 	offboot) limit=${CODETAG_BOOT_TIMEOUT:-1500}
-		append="$append sysctl.vm.mem_profiling=0"
-		# These tests switch every allocation site's static branch a
-		# dozen times while the other vCPU runs. With TCG's one thread
-		# per vCPU, a vCPU now and then runs a stale translation of a
-		# site being patched and dies on an int3 the kernel has already
-		# taken out (3 boots in about 20 here, in pte_alloc_one(),
-		# kmem_cache_alloc_bulk() and anon_vma_fork(); none in 11 with
-		# one thread). One thread runs the vCPUs in turn.
-		tcg=,thread=single ;;
+		append="$append sysctl.vm.mem_profiling=0" ;;
 	soak)	# The soak's time, and as long again for the set-up and
 		# the checks after it on a debug kernel.
 		local secs=${CODETAG_SOAK_SECONDS:-300}
