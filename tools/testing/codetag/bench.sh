@@ -34,15 +34,18 @@ micro|distro|all) ;;
 *) echo "usage: bench.sh [micro|distro|all]" >&2; exit 2 ;;
 esac
 
-# run FLAVOR NAME [CMDLINE]: one benchmark boot, results in bench-NAME.txt
-run() {
-	CODETAG_APPEND=${3:-} quiet "bench-$2" "$H" boot "$1" bench
-	tr -d '\r' < "$B/bench-$1.txt" > "$B/bench-$2.txt"
-	grep -q '^done$' "$B/bench-$2.txt" || {
-		echo "bench: the $2 guest did not finish (log: build/logs/bench-$2.log)" >&2
+# boot_run MODE FLAVOR NAME [CMDLINE]: one boot of FLAVOR in MODE (bench
+# or workload), its results in MODE-NAME.txt
+boot_run() {
+	CODETAG_APPEND=${4:-} quiet "$1-$3" "$H" boot "$2" "$1"
+	tr -d '\r' < "$B/$1-$2.txt" > "$B/$1-$3.txt"
+	grep -q '^done$' "$B/$1-$3.txt" || {
+		echo "bench: the $3 $1 boot did not finish (log: build/logs/$1-$3.log)" >&2
 		exit 1
 	}
 }
+run() { boot_run bench "$@"; }
+workload() { boot_run workload "$@"; }
 
 micro() {
 	for flavor in nopro nofault guest; do
@@ -118,17 +121,6 @@ micro() {
 		printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
 			out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
 	     }' "$B/bench-out.txt" "$B/bench-off.txt" "$B/bench-on.txt"
-}
-
-# workload FLAVOR NAME [CMDLINE]: one workload boot, results in
-# workload-NAME.txt
-workload() {
-	CODETAG_APPEND=${3:-} quiet "workload-$2" "$H" boot "$1" workload
-	tr -d '\r' < "$B/workload-$1.txt" > "$B/workload-$2.txt"
-	grep -q '^done$' "$B/workload-$2.txt" || {
-		echo "bench: the $2 workload did not finish (log: build/logs/workload-$2.log)" >&2
-		exit 1
-	}
 }
 
 distro() {

@@ -28,7 +28,7 @@ stressors() {
 		--fault 1 --fault-ops $((2000 * SCALE)) \
 		--pipe 1 --pipe-ops $((20000 * SCALE)) \
 		--sock 1 --sock-ops $((200 * SCALE)) --sock-domain ipv4 \
-		--unix 1 --unix-ops $((2000 * SCALE)) \
+		--sockpair 1 --sockpair-ops $((2000 * SCALE)) \
 		--hdd 1 --hdd-ops $((200 * SCALE)) --hdd-bytes 4M \
 		--dentry 1 --dentry-ops $((20 * SCALE)) \
 		--dir 1 --dir-ops $((20 * SCALE)) \
