@@ -31,6 +31,10 @@
 #   harness.sh kunit                KUnit suites under UML
 #   harness.sh patch [FILE]         one diff against pristine 6.1
 #
+# CODETAG_APPEND adds to a guest's kernel command line; in test mode,
+# CODETAG_APPEND=codetag.tests=20-alloc-tag.t,50-errcode.t runs only
+# those test files.
+#
 # Everything generated lives in build/ (git-ignored); the compiler cache
 # lives outside it so that "rm -rf build" still rebuilds quickly.
 

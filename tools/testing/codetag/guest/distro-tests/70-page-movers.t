@@ -133,32 +133,54 @@ for node in 1 0; do
 	kept "move_pages to node $node" mm/migrate.c
 done
 
-# NUMA balancing: the holder, its pages on node 0, runs on node 1's CPU
+# NUMA balancing: a holder, its pages on node 0, runs on node 1's CPU
 # alone and reads its memory until the hinting faults have moved the
 # pages to node 1 (mm/memory.c's do_numa_page() through mm/migrate.c).
-on_node1() {
-	grep -o 'N1=[0-9]*' /proc/$HOLDER/numa_maps |
+# A new holder: a task's scan period only adapts from its own faults, and
+# the first holder's may have grown to a minute of CPU time while it
+# slept; one started after the knobs below begins at the shortest.
+# on_node N: at least 90% of the holder's pages are on node N.
+on_node() {
+	grep -o "N$1=[0-9]*" /proc/$HOLDER/numa_maps |
 		awk -F= -v want=$((BYTES / 4096 * 9 / 10)) '{ s += $2 } END { exit !(s >= want) }'
 }
+unhold
 NB=/sys/kernel/debug/sched/numa_balancing
 nb_saved="$(cat /proc/sys/kernel/numa_balancing) $(cat $NB/scan_delay_ms $NB/scan_period_min_ms $NB/scan_period_max_ms $NB/scan_size_mb)"
-snap /tmp/before
-numa0=$(vmstat numa_pages_migrated)
-# A scan is due each time the task has run scan_period_min_ms: the holder
-# runs for a few milliseconds per read, so scan that often, all of it.
+# Scan from the start, as often as allowed, all of the holder each time.
 echo 0 > $NB/scan_delay_ms
 echo 10 > $NB/scan_period_min_ms
 echo 20 > $NB/scan_period_max_ms
 echo 256 > $NB/scan_size_mb
 echo 1 > /proc/sys/kernel/numa_balancing
+# Started on CPU 0 (node 0), it takes its pages there.
+taskset -p 1 $$ > /dev/null
+hold $MIB nohuge
+taskset -p 3 $$ > /dev/null
+check "NUMA balancing: a new holder's pages are on node 0" on_node 0
+snap /tmp/before
+SITE_BYTES=$(bytes_of /tmp/before "$SITE")
+numa0=$(vmstat numa_pages_migrated)
+pte0=$(vmstat numa_pte_updates)
+hint0=$(vmstat numa_hint_faults)
+fail0=$(vmstat pgmigrate_fail)
 taskset -p 2 $HOLDER > /dev/null
+# A page moves on its second hinting fault from node 1 (the first only
+# records the new node); a scan is due each 100 ms of the holder's CPU
+# time, of which a read takes a few tens.
 n=0
-while [ $n -lt 40 ] && ! on_node1; do
+while [ $n -lt 200 ] && ! on_node 1; do
 	verify
 	n=$((n + 1))
 done
 check "NUMA balancing moved the holder's pages to node 1 ($(( $(vmstat numa_pages_migrated) - numa0 )) pages, $n reads)" \
-	on_node1
+	on_node 1
+# What the scanner and the hinting faults did, for a failure above.
+echo "# NUMA balancing: $(( $(vmstat numa_pte_updates) - pte0 )) PTEs marked," \
+     "$(( $(vmstat numa_hint_faults) - hint0 )) hinting faults," \
+     "$(( $(vmstat pgmigrate_fail) - fail0 )) failed migrations; the holder" \
+     "ran on CPU $(awk '{ print $39 }' /proc/$HOLDER/stat); node 1 has" \
+     "$(awk '/MemFree/ { print $4 }' /sys/devices/system/node/node1/meminfo) kB free"
 set -- $nb_saved
 echo $1 > /proc/sys/kernel/numa_balancing
 echo $2 > $NB/scan_delay_ms
