@@ -7,7 +7,8 @@ function pct(a, b) { return b ? sprintf("%+.2f%%", (a / b - 1) * 100) : "-" }
 
 FNR == 1 { run++ }
 
-$1 == "busy_ns" || $1 == "idle_ns" || $1 == "in_use_kb" || $1 == "status" {
+$1 == "busy_ns" || $1 == "idle_ns" || $1 == "in_use_kb" || $1 == "status" ||
+$1 == "skipped" {
 	v[run, $1] = $2
 }
 $1 == "meminfo" { v[run, $2] = $3 }
@@ -31,6 +32,7 @@ END {
 	row("instructions", "busy_ns", 1)
 	row("  (idle time, ns)", "idle_ns", 0)
 	row("stress-ng exit status", "status", 0)
+	row("  stressors skipped", "skipped", 0)
 	row("Slab (kB)", "Slab", 1)
 	row("  SUnreclaim (kB)", "SUnreclaim", 1)
 	row("memory in use (kB)", "in_use_kb", 1)
