@@ -236,13 +236,24 @@ static __always_inline void slab_tag_write(void *slot, struct alloc_tag *tag)
 #define alloc_tag_slab_init(s, obj)					\
 	slab_tag_write(alloc_tag_slab_slot(s, NULL, obj), NULL)
 
+/*
+ * Where the object at @obj keeps its tag: its slab's slot for it, or for an
+ * object KFENCE served from its own pages, KFENCE's metadata of it.
+ */
+#define alloc_tag_object_slot(s, sl, obj) ({				\
+	void *__oo = (obj);						\
+									\
+	unlikely(is_kfence_address(__oo)) ? kfence_alloc_tag_slot(__oo) : \
+		alloc_tag_slab_slot(s, sl, __oo);			\
+})
+
 /* Charge a new object to the current task's tag. */
 #define alloc_tag_slab_alloc(s, obj, ip) do {				\
 	struct kmem_cache *__as = (s);					\
 	void *__ao = (obj);						\
 									\
-	if (mem_alloc_tags_live() && likely(__ao) && !is_kfence_address(__ao)) \
-		slab_tag_write(alloc_tag_slab_slot(__as, NULL, __ao),	\
+	if (mem_alloc_tags_live() && likely(__ao))			\
+		slab_tag_write(alloc_tag_object_slot(__as, NULL, __ao),	\
 			       alloc_tag_charge(__as->object_size, ip)); \
 } while (0)
 
@@ -269,9 +280,9 @@ static __always_inline void __alloc_tag_slab_free(void *slot,
 									\
 	if (mem_alloc_tags_live())					\
 		for (__fi = 0; __fi < __fn; __fi++)			\
-			if (!is_kfence_address(__fp[__fi]))		\
-				__alloc_tag_slab_free(alloc_tag_slab_slot(__fs, sl, __fp[__fi]), \
-						      __fs->object_size, ip); \
+			__alloc_tag_slab_free(alloc_tag_object_slot(__fs, sl, \
+								     __fp[__fi]), \
+					      __fs->object_size, ip);	\
 } while (0)
 
 /*

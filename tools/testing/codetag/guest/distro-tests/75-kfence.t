@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# KFENCE serves one slab allocation in each sample interval from its own
+# pages, outside any slab: such an object must be charged to its site
+# while it lives and discharged when it is freed, like any other. A test
+# module leaks 128-byte objects at one line, with KFENCE sampling every
+# millisecond, until KFENCE has served some of them; the line must count
+# every one, and nothing once they are freed. Distro flavours only: the
+# small guests have no KFENCE.
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+P=/proc/allocinfo
+M=/modules
+KO=$D/kfence/objects
+SI=/sys/module/kfence/parameters/sample_interval
+SIZE=128
+
+check "KFENCE is on" sh -c "[ -f $KO ] && [ \$(cat $SI) -gt 0 ]"
+[ -f $KO ] || exit 1
+
+# The leaking line: "bytes calls" (nothing if it has no line yet).
+leak_line() {
+	awk '/ func:leak_objects$/ && / module:codetag_test_leak / { print $1, $2 }' $P
+}
+# KFENCE's objects allocated by the leaking line: "live freed".
+ours() {
+	awk 'function flush() { if (mine) { if (freed) f++; else l++ } mine = freed = 0 }
+	     /^kfence-#/ { flush() }
+	     /^freed by task/ { freed = 1 }
+	     / leak_objects\+0x/ && !freed { mine = 1 }
+	     END { flush(); printf "%d %d\n", l, f }' $KO
+}
+
+insmod $M/codetag_test_holder.ko
+insmod $M/codetag_test_leak.ko
+saved=$(cat $SI)
+echo 1 > $SI
+# Ten objects a write; most writes span a sample interval or more.
+n=0
+while [ $n -lt 4000 ]; do
+	echo 10 > $D/codetag_test_leak
+	n=$((n + 10))
+	[ $((n % 200)) -eq 0 ] && [ "$(ours | cut -d' ' -f1)" -ge 3 ] && break
+done
+echo "$saved" > $SI
+set -- $(ours)
+check "KFENCE served some of the $n objects ($1 of them)" [ "$1" -ge 1 ]
+check_eq "the line counts every object, KFENCE's too" "$(leak_line)" \
+	"$((n * SIZE)) $n"
+
+echo 1 > $D/codetag_test_holder
+check_eq "freed, KFENCE's objects too, the line holds nothing" "$(leak_line)" "0 0"
+set -- $(ours)
+check_eq "KFENCE's objects of the line are freed" "$1" 0
+check "no site went negative" no_negative_sites
+rmmod codetag_test_leak
+rmmod codetag_test_holder
