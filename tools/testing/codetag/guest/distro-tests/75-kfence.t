@@ -22,7 +22,7 @@ check "KFENCE is on" sh -c "[ -f $KO ] && [ \$(cat $SI) -gt 0 ]"
 
 # The leaking line: "bytes calls" (nothing if it has no line yet).
 leak_line() {
-	awk '/ func:leak_objects$/ && / module:codetag_test_leak / { print $1, $2 }' $P
+	awk '/ \[codetag_test_leak\] func:leak_objects$/ { print $1, $2 }' $P
 }
 # KFENCE's objects allocated by the leaking line: "live freed".
 ours() {
