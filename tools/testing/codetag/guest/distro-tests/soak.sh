@@ -47,10 +47,13 @@ echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 # transaction fails (ext4_evict_inode() cannot start its handle, say),
 # and fsck then finds what they could not finish. Their file I/O comes
 # from fs_round, without faults. As an unprivileged user, like the
-# programs it stands for (stress-ng skips its exec stressor as root).
-/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
-stress-ng --temp-path /tmp --timeout ${SECS}s --oomable \
-	--fork 1 --exec 1 --mmap 1 --fault 1 --pipe 1 \
+# programs it stands for. Its exec comes from exec_round, without faults
+# too: TOMOYO, which Debian's kernel starts beside AppArmor, panics when an
+# allocation fails while it checks an exec and no policy of its is loaded
+# (tomoyo_warn_oom()).
+as_user() { /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+as_user stress-ng --temp-path /tmp --timeout ${SECS}s --oomable \
+	--fork 1 --mmap 1 --fault 1 --pipe 1 \
 	--sock 1 --sock-domain ipv4 --udp 1 --sockpair 1 \
 	--hdd 1 --hdd-bytes 16M --dentry 1 --dir 1 --link 1 \
 	--memfd 1 --tmpfs 1 --madvise 1 \
@@ -144,6 +147,10 @@ read_round() {
 	done
 }
 
+# exec_round: a program started, as that user.
+exec_round() { as_user /bin/true; }
+
+repeat exec exec_round
 repeat fs fs_round
 repeat pressure pressure_round
 repeat modules module_round
@@ -160,12 +167,12 @@ check "the stress-ng mix ran until the soak's time was up ($((END - ended)) s ea
 	[ $ended -ge $((END - 5)) ]
 check "stress-ng ran every stressor of the mix" \
 	sh -c "! grep 'skipping the stressor' $W/stress-ng.log | sed 's/^/#   /' | grep ."
-echo "# loops: $(cat $W/fs.count) xfs/btrfs rounds, $(cat $W/modules.count) module rounds, $(cat $W/control.count) control rounds, $(cat $W/reads.count) rounds of reads"
+echo "# loops: $(cat $W/exec.count) execs, $(cat $W/fs.count) xfs/btrfs rounds, $(cat $W/modules.count) module rounds, $(cat $W/control.count) control rounds, $(cat $W/reads.count) rounds of reads"
 grep "faults:[1-9]" $D/dynamic_faults | awk '{ h += substr($NF, 8) } END { print "# " NR " fault points injected " h " faults" }'
 echo 'class memory disable' > $D/dynamic_faults
 
 check "the soak ran every loop at least once" \
-	sh -c "[ $(cat $W/fs.count) -ge 1 ] && [ $(cat $W/modules.count) -ge 1 ] && [ $(cat $W/control.count) -ge 1 ] && [ $(cat $W/reads.count) -ge 1 ]"
+	sh -c "[ $(cat $W/exec.count) -ge 1 ] && [ $(cat $W/fs.count) -ge 1 ] && [ $(cat $W/modules.count) -ge 1 ] && [ $(cat $W/control.count) -ge 1 ] && [ $(cat $W/reads.count) -ge 1 ]"
 check "faults were injected into stress-ng" grep -q "faults:[1-9]" $D/dynamic_faults
 check "memory.max reclaim swapped" [ "$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)" -gt 0 ]
 check "the holder's memory read back was intact ($(grep -c '^verified' $W/memhold.log) reads)" \
