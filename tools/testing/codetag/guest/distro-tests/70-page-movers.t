@@ -58,6 +58,11 @@ hold() {
 	HOLDER=$!
 	ready "$@"
 }
+# on_node N: at least 90% of the holder's pages are on node N.
+on_node() {
+	grep -o "N$1=[0-9]*" /proc/$HOLDER/numa_maps |
+		awk -F= -v want=$((BYTES / 4096 * 9 / 10)) '{ s += $2 } END { exit !(s >= want) }'
+}
 # verify: the holder reads its memory back; its data must be intact.
 verify() {
 	_n=$(grep -c . /tmp/mh.out)
@@ -110,8 +115,7 @@ check "the holder's $MIB MiB are charged to one site ($(tail -1 /tmp/site) bytes
 # migrate_pages(2), through numactl's migratepages, both ways.
 moved0=$(vmstat pgmigrate_success)
 migratepages $HOLDER 0 1 > /dev/null
-check "migrate_pages: the holder's pages are on node 1" \
-	sh -c "grep -o 'N1=[0-9]*' /proc/$HOLDER/numa_maps | awk -F= '{ s += \$2 } END { exit !(s >= $((BYTES / 4096 * 9 / 10))) }'"
+check "migrate_pages: the holder's pages are on node 1" on_node 1
 kept "migrate_pages to node 1" mm/migrate.c
 snap /tmp/before
 migratepages $HOLDER 1 0 > /dev/null
@@ -139,11 +143,6 @@ done
 # A new holder: a task's scan period only adapts from its own faults, and
 # the first holder's may have grown to a minute of CPU time while it
 # slept; one started after the knobs below begins at the shortest.
-# on_node N: at least 90% of the holder's pages are on node N.
-on_node() {
-	grep -o "N$1=[0-9]*" /proc/$HOLDER/numa_maps |
-		awk -F= -v want=$((BYTES / 4096 * 9 / 10)) '{ s += $2 } END { exit !(s >= want) }'
-}
 unhold
 NB=/sys/kernel/debug/sched/numa_balancing
 nb_saved="$(cat /proc/sys/kernel/numa_balancing) $(cat $NB/scan_delay_ms $NB/scan_period_min_ms $NB/scan_period_max_ms $NB/scan_size_mb)"
