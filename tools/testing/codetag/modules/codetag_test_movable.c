@@ -7,6 +7,13 @@
  * then moves them through move_page(), and their bytes must stay charged
  * to this module's line.
  *
+ * Compaction moves pages from the bottom of a zone into free pages of
+ * partly used blocks higher up, and only until its two scanners meet:
+ * where a module's pages land among the rest of a large zone decides
+ * whether any of them moves. So they come from ZONE_DMA, 16 MiB that
+ * other movable allocations leave alone, and every other page allocated
+ * is given back, leaving free pages among them to move into.
+ *
  * Read-only parameters: "moved" counts the pages compaction moved, and
  * reading "corrupt" checks every page's contents and counts those that
  * are wrong.
@@ -14,13 +21,14 @@
 
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/list.h>
 #include <linux/migrate.h>
 #include <linux/module.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-static unsigned int nr_pages = 4096;
+static unsigned int nr_pages = 1024;
 module_param_named(pages, nr_pages, uint, 0400);
 MODULE_PARM_DESC(pages, "pages to allocate at load");
 
@@ -155,29 +163,38 @@ static void release(unsigned int n)
 
 static noinline struct page *alloc_movable_page(void)
 {
-	return alloc_page(GFP_HIGHUSER_MOVABLE);
+	return alloc_page(GFP_USER | __GFP_MOVABLE | __GFP_DMA);
 }
 
 static int __init codetag_test_movable_init(void)
 {
-	struct page *page;
+	struct page *page, *next;
+	LIST_HEAD(spares);
 	unsigned int i;
 
 	pages = kvcalloc(nr_pages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
 	for (i = 0; i < nr_pages; i++) {
+		/* The page after it in the zone, most often: a hole, later. */
 		page = alloc_movable_page();
-		if (!page) {
-			release(i);
-			return -ENOMEM;
-		}
+		if (page)
+			list_add(&page->lru, &spares);
+		page = alloc_movable_page();
+		if (!page)
+			break;
 		fill(page, i);
 		set_page_private(page, i);
 		pages[i] = page;
 		lock_page(page);
 		__SetPageMovable(page, &test_movable_ops);
 		unlock_page(page);
+	}
+	list_for_each_entry_safe(page, next, &spares, lru)
+		__free_page(page);
+	if (i < nr_pages) {
+		release(i);
+		return -ENOMEM;
 	}
 	return 0;
 }

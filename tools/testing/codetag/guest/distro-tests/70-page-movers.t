@@ -273,19 +273,20 @@ rmdir /sys/fs/cgroup/movers
 # A driver's own movable pages (as balloon drivers and zsmalloc have),
 # allocated at one line of a test module: compaction moves them through
 # the driver, and they stay charged to that line, bytes and calls.
-insmod /modules/codetag_test_movable.ko
+NPAGES=1024
+insmod /modules/codetag_test_movable.ko pages=$NPAGES
 MP=/sys/module/codetag_test_movable/parameters
 movable_site() { grep ' func:alloc_movable_page$' $P; }
 site0=$(movable_site | awk '{ print $1, $2 }')
 echo "# the module's movable pages: $(movable_site)"
-check_eq "the module's 4096 pages are charged to its line" "$site0" "16777216 4096"
+check_eq "the module's $NPAGES pages are charged to its line" "$site0" "$((NPAGES * 4096)) $NPAGES"
 snap /tmp/before
 tries=0
 while [ "$(cat $MP/moved)" -eq 0 ] && [ $tries -lt 5 ]; do
 	echo 1 > /proc/sys/vm/compact_memory
 	tries=$((tries + 1))
 done
-check "compaction moved the module's pages ($(cat $MP/moved) moved)" \
+check "compaction moved the module's pages ($(cat $MP/moved) moved, $tries runs)" \
 	[ "$(cat $MP/moved)" -gt 0 ]
 check_eq "the moved pages hold their data" "$(cat $MP/corrupt)" 0
 snap /tmp/after
@@ -294,7 +295,7 @@ check_eq "the module's line keeps its bytes and calls" \
 for f in mm/compaction.c mm/migrate.c; do
 	g=$(grown_in /tmp/before /tmp/after $f)
 	check "compaction of the module's pages: $f gained none of them ($g bytes)" \
-		[ "$g" -lt $((4096 * 4096 / 20)) ]
+		[ "$g" -lt $((NPAGES * 4096 / 20)) ]
 done
 rmmod codetag_test_movable
 check "unloading the module gives its pages back" \
