@@ -58,7 +58,7 @@ skipped() {
 guest_results() {
 	local flavor=$1 mode=${2:-test} name=$1
 	local results=$B/$mode-$flavor.txt console=$LOGS/boot-$flavor.log
-	local n=0 line
+	local n=0 line first
 
 	if [ "$mode" != test ]; then
 		name="$flavor $mode"
@@ -84,6 +84,12 @@ guest_results() {
 	if [ -s "$console.splats" ]; then
 		fail "$name: console free of splats"
 		head -10 "$console.splats" | sed 's/^/#   /'
+		# The first report whole: which task, which address, the stack.
+		first=$(grep -n -m1 -F -- "$(head -1 "$console.splats")" \
+			"$console" | cut -d: -f1)
+		echo "#   the first report in its context:"
+		sed -n "${first:-1},$((${first:-1} + 50))p" "$console" |
+			sed 's/^/#   | /'
 	else
 		pass "$name: console free of splats"
 	fi
