@@ -14,6 +14,7 @@
 #   log LINE        the boot log's lines on page tags and page_ext
 
 stty -F /dev/ttyS1 raw -echo 2>/dev/null
+. /tests/lib.sh
 W=/tmp/workload
 
 # The stressors of the soak that run on one CPU without a disk of their
@@ -43,7 +44,6 @@ stressors() {
 	wait
 	return $_rc
 }
-as_user() { /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 # Seconds of idle and iowait time of the only CPU, in USER_HZ ticks.
 idle_ticks() { awk '$1 == "cpu" { print $5 + $6 }' /proc/stat; }

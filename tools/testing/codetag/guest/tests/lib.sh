@@ -13,6 +13,10 @@ report() {
 ok() { report "ok - $*"; }
 notok() { report "not ok - $*"; }
 
+# as_user COMMAND...: COMMAND as nobody, as a user's programs run (the
+# distro flavours' root image has setpriv).
+as_user() { /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
 # check DESCRIPTION COMMAND...: passes if COMMAND succeeds.
 check() {
 	desc=$1
