@@ -326,6 +326,9 @@ cmd_rootfs() {
 	local list=$HARNESS/rootfs/packages want
 	want=$(sha1sum < "$list" | cut -d' ' -f1)
 	mkdir -p "$B"
+	# The distro flavours' images share it: one makes it, the others wait.
+	exec 8> "$B/.lock-rootfs"
+	flock 8
 	if [ -f "$B/rootfs.tar" ] && [ "$(cat "$B/rootfs.tar.list" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
@@ -571,10 +574,21 @@ cmd_patch_test() {
 	rm -rf "$tree"
 }
 
+# Commands that write a flavour's object tree or boot image take turns,
+# so that make check can build the next flavours while it boots one.
+lock_flavor() {
+	mkdir -p "$B"
+	exec 9> "$B/.lock-${1:-none}"
+	flock 9
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
-deps|tree|kernel|initramfs|rootfs|image|boot|kunit|patch|warnings)
+kernel|initramfs|image|warnings)
+	lock_flavor "${1:-}"
+	"cmd_$cmd" "$@" ;;
+deps|tree|rootfs|boot|kunit|patch)
 	"cmd_$cmd" "$@" ;;
 patch-test)
 	cmd_patch_test "$@" ;;
