@@ -46,11 +46,15 @@ timed() {
 	echo "# $name: $((SECONDS - t0)) s"
 }
 
-skipped() {
-	case " ${CODETAG_CHECK_SKIP:-} " in
-	*" $1 "*) fail "$1: skipped by CODETAG_CHECK_SKIP"; return 0 ;;
-	esac
+# left_out LAYER: CODETAG_CHECK_SKIP names LAYER.
+left_out() {
+	case " ${CODETAG_CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac
 	return 1
+}
+# skipped LAYER: LAYER is left out, and reported as failed for it.
+skipped() {
+	left_out "$1" || return 1
+	fail "$1: skipped by CODETAG_CHECK_SKIP"
 }
 
 # Results of a guest run: its ok/not ok lines, a complete run, a clean
@@ -269,18 +273,11 @@ compile_fail_layer() {
 # start: a boot keeps one core busy (TCG runs both vCPUs in one thread)
 # and a build both, so the next flavour's build fills the core a boot
 # leaves idle. Each layer's own steps wait for it (harness.sh lets one
-# command at a time write a flavour) and report what it did.
-# The distro image is made afresh for each boot; its Debian root
-# filesystem, once.
+# command at a time write a flavour) and report what it did. The distro
+# image is made afresh for each boot, its Debian root filesystem once.
 prebuild() {
-	case " ${CODETAG_CHECK_SKIP:-} " in
-	*" debug "*) ;;
-	*) "$H" kernel debug && "$H" initramfs debug ;;
-	esac
-	case " ${CODETAG_CHECK_SKIP:-} " in
-	*" distro "*) ;;
-	*) "$H" kernel distro; "$H" rootfs ;;
-	esac
+	left_out debug || { "$H" kernel debug && "$H" initramfs debug; }
+	left_out distro || { "$H" kernel distro; "$H" rootfs; }
 }
 
 echo "# codetag: make check ($(date -u '+%F %T') UTC)"

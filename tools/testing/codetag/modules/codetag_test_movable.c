@@ -176,7 +176,7 @@ static int __init codetag_test_movable_init(void)
 	if (!pages)
 		return -ENOMEM;
 	for (i = 0; i < nr_pages; i++) {
-		/* The page after it in the zone, most often: a hole, later. */
+		/* Most often the page beside the one kept: freed, a hole. */
 		page = alloc_movable_page();
 		if (page)
 			list_add(&page->lru, &spares);
