@@ -123,18 +123,14 @@ guest_layer() {
 }
 
 # The soak: stress with faults injected, while modules come and go and
-# every control is switched (guest/distro-tests/soak.sh), on a fresh root
-# image of the distro kernel the integration tests just ran on. "make
-# soak" runs it for longer on distro-debug (KASAN, UBSAN, lockdep): a
-# second kernel of Debian's configuration takes longer to build on two
-# cores than CI allows make check.
+# every control is switched (guest/distro-tests/soak.sh), on the distro
+# kernel with KASAN, UBSAN, lockdep and DEBUG_VM (distro-debug), booted
+# from a fresh root image. "make soak" runs the same for longer.
 soak_layer() {
-	local flavor=distro
+	local flavor=distro-debug
 	skipped soak && return
-	[ -f "$B/linux/out-$flavor/vmlinux" ] || {
-		fail "$flavor soak: no $flavor kernel to soak"
+	step "$flavor: kernel builds" "kernel-$flavor" "$H" kernel "$flavor" ||
 		return
-	}
 	step "$flavor soak: a fresh root image" "image-$flavor-soak" \
 		"$H" initramfs "$flavor" || return
 	"$H" boot "$flavor" soak > "$LOGS/boot-$flavor-soak.log" 2>&1
@@ -278,6 +274,7 @@ compile_fail_layer() {
 prebuild() {
 	left_out debug || { "$H" kernel debug && "$H" initramfs debug; }
 	left_out distro || { "$H" kernel distro; "$H" rootfs; }
+	left_out soak || "$H" kernel distro-debug
 }
 
 echo "# codetag: make check ($(date -u '+%F %T') UTC)"
@@ -293,11 +290,11 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	timed compile-fail compile_fail_layer
 	timed debug guest_layer debug
 	timed distro guest_layer distro
-	timed soak soak_layer
 	timed "static checks" eval "checkpatch_layer; kerneldoc_layer; docs_layer"
 	skipped patch ||
 		timed "make patch" step "make patch: one diff applies to pristine 6.1 and gives the tree built here" \
 			patch-test "$H" patch-test
+	timed soak soak_layer
 	wait $prebuilder
 }
 echo "# wall time: $(( $(date +%s) - start )) s"

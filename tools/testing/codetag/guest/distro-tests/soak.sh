@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The soak, on a distro flavour (distro in make check, distro-debug in
-# make soak): codetag.soak=SECONDS (300 by default) of a stress-ng mix,
+# The soak, on the distro-debug flavour (KASAN, UBSAN, lockdep, DEBUG_VM):
+# codetag.soak=SECONDS (300 by default) of a stress-ng mix,
 # while memory faults are injected into stress-ng's workers, modules and
 # file systems come and go, every application's controls are switched and
 # its files read. Then: the mix ran to the end, the filesystems are clean,
