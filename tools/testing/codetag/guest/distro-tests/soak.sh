@@ -16,7 +16,6 @@ SECS=${SECS:-300}
 D=/sys/kernel/debug
 M=/modules
 W=/var/tmp/soak
-END=$(( $(date +%s) + SECS ))
 running() { [ "$(date +%s)" -lt $END ]; }
 
 echo "# soak: $SECS seconds"
@@ -34,13 +33,31 @@ mount -o loop $W/ext4.img $W/ext4
 
 # Memory pressure: a cgroup whose memory.max is half of what its holder
 # holds, so that reclaim swaps. memhold, not stress-ng: the faults injected
-# into stress-ng would end it.
+# into stress-ng would end it. Small enough, and started early enough,
+# that a debug kernel under emulation fills it and reads it back through
+# swap a few times in five minutes.
 grep -q cgroup2 /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 mkdir -p /sys/fs/cgroup/soak
-echo $((64 * 1024 * 1024)) > /sys/fs/cgroup/soak/memory.max
+echo $((32 * 1024 * 1024)) > /sys/fs/cgroup/soak/memory.max
+sh -c "echo \$\$ > /sys/fs/cgroup/soak/cgroup.procs; exec memhold 64 nohuge" \
+	> $W/memhold.log 2>&1 &
+PRESSURE=$!
 
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
+
+# Every memory fault point, once in a hundred hits, in stress-ng's workers
+# only (they are named stress-ng-STRESSOR): a fault in the parent, or in
+# its exec, would end the whole mix. Armed before the mix starts, and the
+# soak's time counted from then: arming patches the branch of every
+# allocation site in the kernel, one after the other, and each patch
+# waits for both vCPUs: on a debug kernel under emulation, with the mix
+# keeping them busy, arming would take most of the soak.
+armed=$(date +%s)
+check "memory faults armed for stress-ng-*" \
+	sh -c "echo 'class memory probability 1 comm stress-ng-*' > $D/dynamic_faults"
+echo "# arming $(grep -c 'class:memory' $D/dynamic_faults) memory fault points took $(( $(date +%s) - armed )) s"
+END=$(( $(date +%s) + SECS ))
 
 # The stress-ng mix. Its files are on tmpfs: ext4 and xfs record a
 # filesystem error, by design, when an allocation inside a journal
@@ -59,15 +76,6 @@ as_user stress-ng --temp-path /tmp --timeout ${SECS}s --oomable \
 	--vm 1 --vm-bytes 64M --vm-madvise hugepage --numa 1 \
 	> $W/stress-ng.log 2>&1 &
 STRESS=$!
-# Every memory fault point, once in a hundred hits, in stress-ng's workers
-# only (they are named stress-ng-STRESSOR): a fault in the parent, or in
-# its exec, would end the whole mix.
-sleep 5
-check "memory faults armed for stress-ng-*" \
-	sh -c "echo 'class memory probability 1 comm stress-ng-*' > $D/dynamic_faults"
-sh -c "echo \$\$ > /sys/fs/cgroup/soak/cgroup.procs; exec memhold 128 nohuge" \
-	> $W/memhold.log 2>&1 &
-PRESSURE=$!
 
 # repeat NAME ROUND: ROUND again and again until the soak's time is up,
 # in the background; how many rounds ran goes to $W/NAME.count, and the
@@ -198,9 +206,14 @@ check "no site went negative" no_negative_sites
 # The page allocator's sites account for the memory in use, within 10%
 # either way. Pages in use before page_ext came up were never charged, and
 # some of them have been freed since: what is missing may be as large as
-# all of them, never more.
+# all of them, never more. Pages allocated while control_round had
+# profiling off are not charged either: the caches that keep such pages
+# without anyone using them are emptied first, the page cache and the
+# slab caches (whose shrink also empties KASAN's quarantine of freed
+# objects, up to 1/32 of memory, with the slabs they keep).
 sync
 echo 3 > /proc/sys/vm/drop_caches
+for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done
 charged=$(awk '$1 == "page_bytes" { printf "%d", $2 / 1024 }' $D/alloc_tags.summary)
 early=$(awk '$1 == "early_page_bytes" { printf "%d", $2 / 1024 }' $D/alloc_tags.summary)
 used=$(( $(meminfo MemTotal) - $(meminfo MemFree) - $(free_lists_kb) ))
