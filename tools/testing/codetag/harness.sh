@@ -499,8 +499,8 @@ cmd_boot() {
 	# capability words before reading them back. An interrupt in that
 	# window finds LA57 clear, so KASAN takes the 5-level direct map
 	# for a wild address ("BUG: KASAN: wild-memory-access in
-	# rcu_is_watching" at 0.01 s, one debug boot in tens). The guests
-	# run with 4-level paging, as the users' machines do.
+	# rcu_is_watching" early in boot). The guests run with 4-level
+	# paging, as the users' machines do.
 	local qemu=(qemu-system-x86_64 -accel "${CODETAG_ACCEL:-tcg$tcg}"
 		    -cpu max,la57=off -m "$mem" -smp "$cpus" -nic none "${extra[@]}"
 		    -no-reboot
