@@ -6,6 +6,7 @@
 
 #include <kunit/test.h>
 #include <linux/codetag/alloc_tag.h>
+#include <linux/codetag/dynamic_fault.h>
 #include <linux/codetag/pgalloc_tag.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
@@ -15,7 +16,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "../../../mm/slab.h"	/* where a cache keeps its objects' tags */
+#include "../../../mm/slab.h"	/* slab_obj_exts(): objects' tags */
 
 #define NR_ALLOCS	8
 
@@ -269,7 +270,7 @@ static void alloc_tag_test_migrate(struct kunit *test)
 	}
 }
 
-/* The same for slab objects, whose slot is written on every allocation. */
+/* The same for slab objects. */
 static void alloc_tag_test_disabled_slab(struct kunit *test)
 {
 	struct snapshot s;
@@ -407,29 +408,6 @@ static void alloc_tag_test_kmem_cache(struct kunit *test)
 	kmem_cache_destroy(cache);
 }
 
-/*
- * Two mergeable caches of one object size and flags become one: SLUB
- * names a mergeable cache's sysfs directory after its size, flags and tag
- * offset, so a second cache left unmerged would take the same name and
- * fail to be created. An object size that alignment pads (424 bytes,
- * cache-line aligned, to 448: no kmalloc cache to merge with) is the case
- * a slot after the object changes.
- */
-static void alloc_tag_test_cache_merge(struct kunit *test)
-{
-	struct kmem_cache *a, *b;
-
-	a = kmem_cache_create("alloc_tag_test_a", 424, 0, SLAB_HWCACHE_ALIGN,
-			      NULL);
-	b = kmem_cache_create("alloc_tag_test_b", 424, 0, SLAB_HWCACHE_ALIGN,
-			      NULL);
-	KUNIT_EXPECT_NOT_NULL(test, a);
-	KUNIT_EXPECT_NOT_NULL(test, b);
-	KUNIT_EXPECT_PTR_EQ(test, a, b);
-	kmem_cache_destroy(b);
-	kmem_cache_destroy(a);
-}
-
 /* A tag no allocation uses: the test below moves its counters by hand. */
 DEFINE_ALLOC_TAG(unused_tag);
 
@@ -456,40 +434,44 @@ static void alloc_tag_test_read_raw(struct kunit *test)
 }
 
 /*
- * The three places a slab object's tag is kept, chosen by the cache's
- * stride and alignment: each charges and discharges exactly, through
- * several slabs, with every byte of every object written over.
+ * The caches below have a constructor, which SLUB never merges with
+ * another cache: each test sees its own cache and slabs.
+ */
+static void test_ctor(void *object)
+{
+}
+
+/*
+ * Objects carry nothing for their tags: with a constructor, a cache's
+ * stride is the object's size rounded up to a pointer, the free pointer
+ * after it, rounded up to the alignment, as without profiling. And each
+ * object is charged and discharged exactly, through several slabs, with
+ * every byte of every object written over.
  */
 static void alloc_tag_test_slab_layouts(struct kunit *test)
 {
 	static const struct {
 		unsigned int size, align;
-		const char *where;
 	} cases[] = {
-		{ 72, 8, "slot" },		/* after each object */
-		{ 128, 128, "page" },		/* vector at each page's end */
-		{ 1024, 1024, "slab" },		/* vector at each slab's end */
+		{ 72, 8 }, { 120, 0 }, { 128, 128 }, { 200, 64 }, { 1024, 1024 },
 	};
 	void *p[64];
 	unsigned int c, i;
 
 	for (c = 0; c < ARRAY_SIZE(cases); c++) {
-		unsigned int size = cases[c].size;
+		unsigned int size = cases[c].size, align = cases[c].align;
 		struct kmem_cache *cache;
 		struct snapshot s;
 
-		cache = kmem_cache_create("alloc_tag_test_layout", size,
-					  cases[c].align, 0, NULL);
+		cache = kmem_cache_create("alloc_tag_test_layout", size, align,
+					  0, test_ctor);
 		KUNIT_ASSERT_NOT_NULL(test, cache);
-		KUNIT_EXPECT_EQ_MSG(test, !!cache->alloc_tag_offset, c == 0,
-				    "%s", cases[c].where);
-		/* 128 bytes: each entry 8 bytes nearer the page's start. */
-		KUNIT_EXPECT_EQ_MSG(test, cache->alloc_tag_shift, c == 1 ? 4U : 0U,
-				    "%s", cases[c].where);
-		/* A vector leaves the stride the object's size. */
-		if (c)
-			KUNIT_EXPECT_EQ_MSG(test, cache->size, size, "%s",
-					    cases[c].where);
+		KUNIT_EXPECT_EQ_MSG(test, cache->size,
+				    ALIGN(ALIGN(size, sizeof(void *)) +
+					  sizeof(void *),
+					  max_t(unsigned int, align,
+						sizeof(void *))),
+				    "%u bytes aligned to %u", size, align);
 
 		/* The tag of the kmem_cache_alloc() line below. */
 		snap(test, &s, __LINE__ + 2);
@@ -508,6 +490,82 @@ static void alloc_tag_test_slab_layouts(struct kunit *test)
 		expect_delta(test, &s, 0, 0);
 		kmem_cache_destroy(cache);
 	}
+}
+
+/*
+ * A slab gets its vector of tags when one of its objects is first
+ * allocated while profiling is on, not before: objects allocated before
+ * it are charged to nobody, and their frees discharge nothing.
+ */
+static void alloc_tag_test_slab_vector(struct kunit *test)
+{
+	struct kmem_cache *cache;
+	void *before, *after;
+	struct snapshot s;
+	struct slab *slab;
+
+	cache = kmem_cache_create("alloc_tag_test_vector", 96, 0, 0, test_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+
+	static_branch_disable(&mem_alloc_profiling_key);
+	before = SNAP(&s, kmem_cache_alloc(cache, GFP_KERNEL));
+	static_branch_enable(&mem_alloc_profiling_key);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_EXPECT_NULL(test, slab_obj_exts(virt_to_slab(before)));
+	expect_delta(test, &s, 0, 0);
+
+	/* From the slab the CPU allocates from: the same one. */
+	after = SNAP(&s, kmem_cache_alloc(cache, GFP_KERNEL));
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	expect_delta(test, &s, 96, 1);
+	slab = virt_to_slab(after);
+	KUNIT_ASSERT_PTR_EQ(test, slab, virt_to_slab(before));
+	KUNIT_ASSERT_NOT_NULL(test, slab_obj_exts(slab));
+	KUNIT_EXPECT_PTR_EQ(test,
+			    slab_obj_exts(slab)[obj_to_index(cache, slab, after)].tag,
+			    s.tag);
+	KUNIT_EXPECT_NULL(test,
+			  slab_obj_exts(slab)[obj_to_index(cache, slab, before)].tag);
+
+	kmem_cache_free(cache, before);
+	expect_delta(test, &s, 96, 1);
+	kmem_cache_free(cache, after);
+	expect_delta(test, &s, 0, 0);
+	kmem_cache_destroy(cache);
+}
+
+/*
+ * A vector that cannot be allocated leaves its slab's objects uncharged,
+ * and counted as such; nothing fails and no counter moves.
+ */
+static void alloc_tag_test_slab_vector_fails(struct kunit *test)
+{
+	unsigned long failed_before, failed_after;
+	struct kmem_cache *cache;
+	struct snapshot s;
+	void *p;
+
+	if (!IS_ENABLED(CONFIG_CODETAG_DYNAMIC_FAULT))
+		kunit_skip(test, "needs CONFIG_CODETAG_DYNAMIC_FAULT");
+	cache = kmem_cache_create("alloc_tag_test_novector", 96, 0, 0,
+				  test_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, cache);
+
+	slab_obj_exts_usage(&failed_before);
+	KUNIT_ASSERT_EQ(test,
+			dynamic_fault_control("func alloc_slab_obj_exts oneshot"),
+			1);
+	p = SNAP(&s, kmem_cache_alloc(cache, GFP_KERNEL));
+	dynamic_fault_control("func alloc_slab_obj_exts disable");
+	slab_obj_exts_usage(&failed_after);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, failed_after, failed_before + 1);
+	KUNIT_EXPECT_NULL(test, slab_obj_exts(virt_to_slab(p)));
+	expect_delta(test, &s, 0, 0);
+	kmem_cache_free(cache, p);
+	expect_delta(test, &s, 0, 0);
+	kmem_cache_destroy(cache);
 }
 
 static void alloc_tag_test_bulk(struct kunit *test)
@@ -539,16 +597,30 @@ static void alloc_tag_test_dup(struct kunit *test)
 
 /* ---- vmalloc and kvmalloc --------------------------------------------- */
 
-/* An area is charged its mapped size; its pages go to mm/vmalloc.c. */
+/*
+ * An area's pages are charged to the caller, one call per page; its
+ * struct vm_struct and page tables to mm/ sites.
+ */
+#define EXPECT_CHARGED_PAGES(alloc, nr_pages, free_fn) do {		\
+	const s64 _n = (nr_pages);					\
+	struct snapshot _s;						\
+	void *_p = SNAP(&_s, alloc);					\
+									\
+	KUNIT_ASSERT_NOT_NULL(test, _p);				\
+	expect_delta(test, &_s, _n * PAGE_SIZE, _n);			\
+	free_fn(_p);							\
+	expect_delta(test, &_s, 0, 0);					\
+} while (0)
+
 static void alloc_tag_test_vmalloc(struct kunit *test)
 {
 	const size_t size = 4 * PAGE_SIZE + 1;
 
-	EXPECT_CHARGED(vmalloc(size), 5 * PAGE_SIZE, vfree);
-	EXPECT_CHARGED(vzalloc(size), 5 * PAGE_SIZE, vfree);
-	EXPECT_CHARGED(vmalloc_node(size, NUMA_NO_NODE), 5 * PAGE_SIZE, vfree);
-	EXPECT_CHARGED(__vmalloc(size, GFP_KERNEL), 5 * PAGE_SIZE, vfree);
-	EXPECT_CHARGED(vmalloc_user(size), 5 * PAGE_SIZE, vfree);
+	EXPECT_CHARGED_PAGES(vmalloc(size), 5, vfree);
+	EXPECT_CHARGED_PAGES(vzalloc(size), 5, vfree);
+	EXPECT_CHARGED_PAGES(vmalloc_node(size, NUMA_NO_NODE), 5, vfree);
+	EXPECT_CHARGED_PAGES(__vmalloc(size, GFP_KERNEL), 5, vfree);
+	EXPECT_CHARGED_PAGES(vmalloc_user(size), 5, vfree);
 }
 
 static void alloc_tag_test_kvmalloc(struct kunit *test)
@@ -596,7 +668,8 @@ static struct kunit_case alloc_tag_test_cases[] = {
 	KUNIT_CASE(alloc_tag_test_kmem_cache),
 	KUNIT_CASE(alloc_tag_test_bulk),
 	KUNIT_CASE(alloc_tag_test_slab_layouts),
-	KUNIT_CASE(alloc_tag_test_cache_merge),
+	KUNIT_CASE(alloc_tag_test_slab_vector),
+	KUNIT_CASE(alloc_tag_test_slab_vector_fails),
 	KUNIT_CASE(alloc_tag_test_read_raw),
 	KUNIT_CASE(alloc_tag_test_dup),
 	KUNIT_CASE(alloc_tag_test_vmalloc),

@@ -66,13 +66,6 @@ static DEFINE_MUTEX(mem_profiling_mutex);
 /* sysctl.vm.mem_profiling= from the command line. */
 static enum { BOOT_UNSET, BOOT_OFF, BOOT_ON, BOOT_NEVER } mem_profiling_boot;
 
-/*
- * Tags have been recorded since the first allocation, so a free finding
- * none has lost it (MEM_ALLOC_PROFILING_DEBUG).
- */
-static bool tags_live_since_boot =
-	IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT);
-
 struct codetag_type *alloc_tag_cttype;
 
 /* ---- Counters ---------------------------------------------------------- */
@@ -648,13 +641,17 @@ static const struct file_operations alloc_tags_fops = {
  * areas, per-CPU allocations, which themselves live in pages charged to
  * mm/ sites). The first is what to compare with the page allocator's own
  * count of pages in use, less the pages in use before tags could be kept
- * (early_page_bytes). Then the sites whose raw sums are below zero,
+ * (early_page_bytes). What the slabs' vectors of tags take, which is
+ * charged to no site, and how many could not be allocated (their slabs'
+ * objects went uncharged); how many per-CPU allocations went uncharged
+ * because their tag could not be recorded. Then the sites whose raw sums are below zero,
  * which alloc_tags and allocinfo show as 0: an underflow if a site stays
  * there.
  */
 static int alloc_tags_summary_show(struct seq_file *m, void *v)
 {
 	u64 bytes[2] = { 0, 0 }, sites[2] = { 0, 0 }, negative = 0;
+	unsigned long vector_bytes, vectors_failed;
 	struct codetag_iterator iter;
 	struct codetag *ct;
 
@@ -684,6 +681,10 @@ static int alloc_tags_summary_show(struct seq_file *m, void *v)
 #else
 	seq_puts(m, "early_page_bytes 0\n");
 #endif
+	vector_bytes = slab_obj_exts_usage(&vectors_failed);
+	seq_printf(m, "slab_vector_bytes %lu\nslab_vectors_failed %lu\n",
+		   vector_bytes, vectors_failed);
+	seq_printf(m, "percpu_tags_failed %lu\n", pcpu_alloc_tags_failures());
 
 	codetag_iter_init(&iter, alloc_tag_cttype);
 	while (negative && (ct = codetag_next(&iter))) {
@@ -842,23 +843,6 @@ void alloc_tag_report_untagged(unsigned long ip)
 		pr_warn("allocation with no tag from %pS: a _noprof() call outside alloc_hooks()?\n",
 			(void *)ip);
 }
-
-/**
- * alloc_tag_report_missing() - warn of a free finding no tag reference
- * @ip: where the free was called from
- *
- * Every allocation made since boot records a tag, or a marker saying it
- * has none; finding neither means the reference was lost or overwritten.
- * Reported once per site.
- *
- * Context: any.
- */
-void alloc_tag_report_missing(unsigned long ip)
-{
-	if (tags_live_since_boot && first_report(ip))
-		pr_warn("free with no tag reference from %pS: the allocation's tag was lost\n",
-			(void *)ip);
-}
 #endif /* CONFIG_MEM_ALLOC_PROFILING_DEBUG */
 
 /* ---- Controls ---------------------------------------------------------- */
@@ -942,8 +926,13 @@ void __init alloc_tag_boot_init(void)
 		/* Nothing is charged yet: tags need not be live. */
 		mem_profiling_off();
 		static_branch_disable(&mem_alloc_tags_live_key);
-		tags_live_since_boot = false;
 	}
+	/*
+	 * The sysctl code later fails to apply the same parameter to the
+	 * read-only sysctl, and says so: this says what that means.
+	 */
+	if (mem_profiling_boot == BOOT_NEVER)
+		pr_notice("disabled for good (sysctl.vm.mem_profiling=never): nothing is charged, no tag storage is allocated, vm.mem_profiling is read-only\n");
 }
 
 static int mem_profiling_sysctl(struct ctl_table *table, int write,
@@ -992,9 +981,6 @@ static const struct codetag_type_desc alloc_tag_desc = {
 static int __init alloc_tag_init(void)
 {
 	static_assert(sizeof(struct alloc_tag) % 8 == 0);
-	/* A vmalloc area's tag takes no room of its own (alloc_tag_vm_add()). */
-	static_assert(sizeof_field(struct vm_struct, alloc_tag) <=
-		      sizeof_field(struct vm_struct, phys_addr));
 
 	alloc_tag_cttype = codetag_register_type(&alloc_tag_desc);
 	if (IS_ERR(alloc_tag_cttype)) {

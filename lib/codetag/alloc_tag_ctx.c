@@ -470,7 +470,7 @@ void alloc_tag_ctx_page_split(struct page *page, unsigned int order,
 	if (!tag || !plain)
 		return;
 	for (i = 1; i < (1U << order); i++)
-		set_page_alloc_tag_ref(page + i, plain);
+		update_page_alloc_tag_ref(page + i, plain);
 	this_cpu_add(tag->counters->calls, (1U << order) - 1);
 }
 

@@ -4,7 +4,7 @@
  *
  * Each fault point is a struct dynamic_fault in the dynamic_faults section:
  * dynamic_fault("class") sites, and the "memory" point of every allocation
- * wrapper (memory_fault_hooks()). A point is armed by enabling its static
+ * wrapper (alloc_hooks()). A point is armed by enabling its static
  * key; only then does a call site look at its policy, in a struct
  * dynamic_fault_state allocated when the point is first armed. The allocation
  * wrappers do not decide themselves: they make their point pending for the
@@ -36,11 +36,6 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
-#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
-#include <linux/linkage.h>
-#include <asm/frame.h>
-#include <asm/ibt.h>
-#endif
 
 static_assert(DYNAMIC_FAULT_COMM_LEN == TASK_COMM_LEN);
 static_assert(sizeof(struct dynamic_fault) % 8 == 0);
@@ -176,37 +171,6 @@ bool __dynamic_fault(struct dynamic_fault *df)
 }
 EXPORT_SYMBOL_GPL(__dynamic_fault);
 
-#if defined(CONFIG_X86_64) && !defined(CONFIG_UML)
-/*
- * The thunks of dynamic_fault_slow() and memory_fault_pending_slow(): save
- * what the C function may change but %rax, its result, and call it with
- * the argument that comes in %rax.
- */
-#define DYNAMIC_FAULT_THUNK(func)					\
-	asm(".pushsection .text, \"ax\"\n"				\
-	    ".globl " #func "_thunk\n"					\
-	    ".type " #func "_thunk, @function\n"			\
-	    __ALIGN_STR "\n"						\
-	    #func "_thunk:\n\t"					\
-	    ASM_ENDBR							\
-	    FRAME_BEGIN							\
-	    "push %rcx\n\tpush %rdx\n\tpush %rsi\n\tpush %rdi\n\t"	\
-	    "push %r8\n\tpush %r9\n\tpush %r10\n\tpush %r11\n\t"	\
-	    "mov %rax, %rdi\n\t"					\
-	    "call " #func "\n\t"					\
-	    "pop %r11\n\tpop %r10\n\tpop %r9\n\tpop %r8\n\t"		\
-	    "pop %rdi\n\tpop %rsi\n\tpop %rdx\n\tpop %rcx\n\t"		\
-	    FRAME_END							\
-	    ASM_RET							\
-	    ".size " #func "_thunk, .-" #func "_thunk\n"		\
-	    ".popsection")
-
-DYNAMIC_FAULT_THUNK(__dynamic_fault);
-DYNAMIC_FAULT_THUNK(__memory_fault_pending);
-/* Modules call it from dynamic_fault(). */
-EXPORT_SYMBOL_GPL(__dynamic_fault_thunk);
-#endif
-
 /* 0 in a task, 1 in a softirq, 2 in a hardirq, 3 in an NMI. */
 static unsigned long context_level(void)
 {
@@ -223,7 +187,7 @@ static unsigned long context_level(void)
  * memory_fault_push() - run the slow path of an allocation call site
  * @df: the memory point of the allocation call about to be made
  *
- * For memory_fault_hooks() only, which calls it while the point's key is
+ * For memory_fault_enter() only, which calls it while the point's key is
  * on. An armed point is made pending, tagged with the context it was made
  * pending in. A point whose site captures contexts (alloc_tags.ctx) begins
  * a capture; the allocations the capture makes itself are neither
@@ -251,17 +215,14 @@ EXPORT_SYMBOL_GPL(memory_fault_push);
 /**
  * memory_fault_pop() - end the allocation call of memory_fault_push()
  * @old: its return value
- * @res: the result of the call, whatever its type, as an unsigned long
  *
  * Context: any.
- * Return: @res.
  */
-unsigned long memory_fault_pop(unsigned long old, unsigned long res)
+void memory_fault_pop(unsigned long old)
 {
 	if (old & MEMORY_FAULT_CAPTURING)
 		alloc_tag_ctx_end();
 	current->memory_fault = old & ~MEMORY_FAULT_CAPTURING;
-	return res;
 }
 EXPORT_SYMBOL_GPL(memory_fault_pop);
 

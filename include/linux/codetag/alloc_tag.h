@@ -157,34 +157,6 @@ static __always_inline void alloc_tag_sub(struct alloc_tag *tag, size_t bytes)
 	this_cpu_dec(c->calls);
 }
 
-/*
- * alloc_profile_hooks() - the profiling half of alloc_hooks()
- * @_tag: the call site's tag, defined once by alloc_hooks(): this macro
- *	is expanded more than once per site and must not define tags
- *
- * The call is written out twice and exactly one copy runs: while
- * profiling is off it is made directly, behind one static branch, with no
- * tag saved or restored. The branch is laid out for profiling off whatever
- * the default: a no-op then, and the path with hooks out of line. Laid
- * out for on, as mem_alloc_profiling_enabled() is with
- * MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT, a site would pay a jump there
- * and one back while profiling is off, to save them while it is on.
- */
-#define alloc_profile_hooks(_tag, ...) ({				\
-	typeof(__VA_ARGS__) _res;					\
-									\
-	if (static_branch_unlikely(&mem_alloc_profiling_key)) {		\
-		struct alloc_tag *_new_tag = (_tag);			\
-		struct alloc_tag *_old_tag = alloc_tag_save(_new_tag);	\
-									\
-		_res = __VA_ARGS__;					\
-		alloc_tag_restore(_new_tag, _old_tag);			\
-	} else {							\
-		_res = __VA_ARGS__;					\
-	}								\
-	_res;								\
-})
-
 #define DEFINE_ALLOC_HOOKS_TAG(_name)	DEFINE_ALLOC_TAG(_name)
 
 void __init alloc_tag_boot_init(void);
@@ -207,10 +179,61 @@ static inline void alloc_tag_show_mem(void) {}
 static inline void alloc_sites_get(void) {}
 static inline void alloc_sites_put(void) {}
 
-#define alloc_profile_hooks(_tag, ...)	(__VA_ARGS__)
 #define DEFINE_ALLOC_HOOKS_TAG(_name)
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */
+
+/*
+ * What alloc_hooks() changes for the call and puts back after it: the
+ * task's allocation tag, and its pending memory fault.
+ */
+struct alloc_hooks_saved {
+	struct alloc_tag *tag;
+	struct alloc_tag *old_tag;
+	unsigned long fault;
+};
+
+/*
+ * The site's tag becomes the task's while profiling is on (and the task's
+ * stays what it was while it is off); its memory fault point, if on,
+ * becomes pending (memory_fault_enter()). Macros: current is not known
+ * here (alloc_tag_save() comes from <linux/sched.h>).
+ */
+#ifdef CONFIG_MEM_ALLOC_PROFILING
+#define alloc_hooks_enter(_saved, _tag, _mf) do {			\
+	struct alloc_hooks_saved *__ahs = (_saved);			\
+									\
+	__ahs->tag = mem_alloc_profiling_enabled() ? (_tag) :		\
+		     current->alloc_tag;				\
+	__ahs->old_tag = alloc_tag_save(__ahs->tag);			\
+	__ahs->fault = memory_fault_enter(_mf);				\
+} while (0)
+
+#define alloc_hooks_exit(_saved) do {					\
+	struct alloc_hooks_saved *__ahs = (_saved);			\
+									\
+	memory_fault_exit(__ahs->fault);				\
+	alloc_tag_restore(__ahs->tag, __ahs->old_tag);			\
+} while (0)
+#else
+#define alloc_hooks_enter(_saved, _tag, _mf)				\
+	((_saved)->fault = memory_fault_enter(_mf))
+#define alloc_hooks_exit(_saved)	memory_fault_exit((_saved)->fault)
+#endif
+
+/*
+ * Whether a site defined by alloc_hooks() has anything to do: with
+ * profiling compiled in, one static branch for every site, on while
+ * profiling is on or any memory fault point is (alloc_sites_hooked());
+ * with fault points alone, the site's own point's.
+ */
+#if defined(CONFIG_MEM_ALLOC_PROFILING)
+#define alloc_hooks_on(_mf)		alloc_sites_hooked()
+#define alloc_hooks_tag(_tag)		(_tag)
+#else
+#define alloc_hooks_on(_mf)		memory_fault_point_on(_mf)
+#define alloc_hooks_tag(_tag)		NULL
+#endif
 
 /**
  * alloc_hooks() - charge the allocations a call makes to this line
@@ -220,47 +243,35 @@ static inline void alloc_sites_put(void) {}
  * and restores the previous one after it, so that a helper written as
  * ``foo_noprof()`` and wrapped as ``#define foo(...)
  * alloc_hooks(foo_noprof(__VA_ARGS__))`` charges its caller's line.
- * The line also gets a ``memory`` fault point (memory_fault_hooks()).
+ * The line also gets a ``memory`` fault point (see dynamic_fault.rst).
  *
- * While profiling is off and no memory fault point is on, the line pays
- * one static branch, alloc_sites_hooked(), and makes the call as it
- * would without either. Otherwise the task's tag is this line's while
- * profiling is on (and stays what it was while it is off), and the fault
- * point has its own static branch. Both tags are defined here, once: the
- * call is written out three times, plain, and with the point disarmed
- * and armed. The point's slow path runs with this line's tag as the
- * current task's: that is how a site enabled in alloc_tags.ctx captures
- * its allocations' contexts, for the price of the static branch that
- * every site pays anyway.
+ * The call is written once. Before and after it, one static branch
+ * (alloc_hooks_on()) tells whether there is anything to do: while
+ * profiling is off and no memory fault point is on, that is all a line
+ * pays. Otherwise the task's tag is this line's while profiling is on,
+ * and the fault point, if on, is made pending for the call; its slow path
+ * runs with this line's tag as the current task's: that is how a site
+ * enabled in alloc_tags.ctx captures its allocations' contexts.
  */
-#if defined(CONFIG_MEM_ALLOC_PROFILING) && defined(CONFIG_CODETAG_DYNAMIC_FAULT)
+#if defined(CONFIG_MEM_ALLOC_PROFILING) || defined(CONFIG_CODETAG_DYNAMIC_FAULT)
 #define alloc_hooks(...) ({						\
 	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
 	DEFINE_MEMORY_FAULT_POINT(_mf);					\
+	struct alloc_hooks_saved _ah_saved;				\
+	bool _ah_on = alloc_hooks_on(&_mf);				\
 	typeof(__VA_ARGS__) _ah_res;					\
 									\
-	if (alloc_sites_hooked()) {					\
-		struct alloc_tag *_ah_tag = mem_alloc_profiling_enabled() ? \
-			&_alloc_tag : current->alloc_tag;		\
-		struct alloc_tag *_ah_old = alloc_tag_save(_ah_tag);	\
-									\
-		_ah_res = memory_fault_hooks(__VA_ARGS__,		\
-					     memory_fault_call(__VA_ARGS__)); \
-		alloc_tag_restore(_ah_tag, _ah_old);			\
-	} else {							\
-		_ah_res = __VA_ARGS__;					\
-	}								\
+	if (_ah_on)							\
+		alloc_hooks_enter(&_ah_saved,				\
+				  alloc_hooks_tag(&_alloc_tag),		\
+				  memory_fault_point(&_mf));		\
+	_ah_res = __VA_ARGS__;						\
+	if (_ah_on)							\
+		alloc_hooks_exit(&_ah_saved);				\
 	_ah_res;							\
 })
 #else
-#define alloc_hooks(...) ({						\
-	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
-	DEFINE_MEMORY_FAULT_POINT(_mf);					\
-									\
-	memory_fault_hooks(alloc_profile_hooks(&_alloc_tag, __VA_ARGS__), \
-			   alloc_profile_hooks(&_alloc_tag,		\
-					       memory_fault_call(__VA_ARGS__))); \
-})
+#define alloc_hooks(...)	(__VA_ARGS__)
 #endif
 
 #endif /* _LINUX_CODETAG_ALLOC_TAG_H */

@@ -265,31 +265,6 @@ static inline void pgalloc_tag_sub(struct page *page, unsigned int order)
 }
 
 /*
- * A tagged block of 2^order pages becomes 2^order single pages, each of
- * which will be freed on its own: tag them all, one call each.
- */
-static inline void pgalloc_tag_split(struct page *page, unsigned int order)
-{
-	unsigned int ref = mem_alloc_tags_live() ? page_alloc_tag_ref(page) : 0;
-	struct alloc_tag *tag;
-	unsigned int i;
-
-	if (!ref || !order)
-		return;
-	/* One call, so that the callers' fast paths need no frame for it. */
-	if (alloc_tag_ref_is_ctx(ref)) {
-		alloc_tag_ctx_page_split(page, order, ref);
-		return;
-	}
-	tag = alloc_tag_of_ref(ref);
-	if (!tag)
-		return;
-	for (i = 1; i < (1U << order); i++)
-		set_page_alloc_tag_ref(page + i, ref);
-	this_cpu_add(tag->counters->calls, (1U << order) - 1);
-}
-
-/*
  * Change the reference of a page others may be using: page->flags takes
  * atomic updates of its other bits at any time (lock_page() sets
  * PG_waiters), so the number is replaced with a compare-and-exchange.
@@ -308,6 +283,33 @@ static inline void update_page_alloc_tag_ref(struct page *page,
 		new = (old & ~ALLOC_TAG_REF_MASK) |
 		      ((unsigned long)ref << ALLOC_TAG_REF_PGOFF);
 	} while (!try_cmpxchg(&page->flags, &old, new));
+}
+
+/*
+ * A tagged block of 2^order pages becomes 2^order single pages, each of
+ * which will be freed on its own: tag them all, one call each. A huge
+ * page's tails may be locked and waited on already (see
+ * __split_huge_page_tail()): their references are updated atomically.
+ */
+static inline void pgalloc_tag_split(struct page *page, unsigned int order)
+{
+	unsigned int ref = mem_alloc_tags_live() ? page_alloc_tag_ref(page) : 0;
+	struct alloc_tag *tag;
+	unsigned int i;
+
+	if (!ref || !order)
+		return;
+	/* One call, so that the callers' fast paths need no frame for it. */
+	if (alloc_tag_ref_is_ctx(ref)) {
+		alloc_tag_ctx_page_split(page, order, ref);
+		return;
+	}
+	tag = alloc_tag_of_ref(ref);
+	if (!tag)
+		return;
+	for (i = 1; i < (1U << order); i++)
+		update_page_alloc_tag_ref(page + i, ref);
+	this_cpu_add(tag->counters->calls, (1U << order) - 1);
 }
 
 /**

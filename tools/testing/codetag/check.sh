@@ -99,6 +99,30 @@ guest_results() {
 	fi
 }
 
+# "# slab NAME SIZE OBJS ORDER" lines of a guest's results, sorted.
+slab_list() { tr -d '\r' < "$1" | sed -n 's/^# slab //p' | sort; }
+
+# Allocation profiling compiled in, here switched off for good, leaves
+# every slab cache with the slab_size, objs_per_slab and order it has in
+# the same guest built without it (noalloc).
+slab_layouts() {
+	local diffs
+	step "noalloc: kernel builds" "kernel-noalloc" "$H" kernel noalloc ||
+		return
+	step "noalloc: test modules and boot image build" "initramfs-noalloc" \
+		"$H" initramfs noalloc || return
+	"$H" boot noalloc slabs > "$LOGS/boot-noalloc-slabs.log" 2>&1
+	guest_results noalloc slabs
+	diffs=$(diff <(slab_list "$B/never-guest.txt") \
+		     <(slab_list "$B/slabs-noalloc.txt") | grep '^[<>]')
+	if [ -n "$(slab_list "$B/never-guest.txt")" ] && [ -z "$diffs" ]; then
+		pass "every slab cache is laid out as without allocation profiling ($(slab_list "$B/never-guest.txt" | wc -l) caches)"
+	else
+		fail "every slab cache is laid out as without allocation profiling"
+		echo "$diffs" | head -20 | sed 's/^/#   /'
+	fi
+}
+
 guest_layer() {
 	local flavor=$1
 	skipped "$flavor" && return
@@ -116,7 +140,12 @@ guest_layer() {
 	guest_results "$flavor" offboot
 	# time_stats against busy waits of known lengths, in a boot whose
 	# time counts instructions, so that no figure depends on the host.
+	# And a boot with profiling off for good, whose slab caches are
+	# laid out as without the option.
 	if [ "$flavor" = guest ]; then
+		"$H" boot "$flavor" never > "$LOGS/boot-$flavor-never.log" 2>&1
+		guest_results "$flavor" never
+		slab_layouts
 		"$H" boot "$flavor" clock > "$LOGS/boot-$flavor-clock.log" 2>&1
 		guest_results "$flavor" clock
 	fi
@@ -272,6 +301,7 @@ compile_fail_layer() {
 # command at a time write a flavour) and report what it did. The distro
 # image is made afresh for each boot, its Debian root filesystem once.
 prebuild() {
+	left_out guest || { "$H" kernel noalloc && "$H" initramfs noalloc; }
 	left_out debug || { "$H" kernel debug && "$H" initramfs debug; }
 	left_out distro || { "$H" kernel distro; "$H" rootfs; }
 	left_out soak || "$H" kernel distro-debug

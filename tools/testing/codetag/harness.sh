@@ -10,6 +10,7 @@
 #   harness.sh kernel FLAVOR        configure and build FLAVOR (guest, debug,
 #                                   nopro: guest without profiling or fault
 #                                   points, nofault: without fault points,
+#                                   noalloc: without allocation profiling,
 #                                   distro: Debian's own configuration,
 #                                   distro-debug: that with debug.config,
 #                                   distro-nopro: distro without profiling
@@ -21,6 +22,8 @@
 #   harness.sh warnings FLAVOR      FLAVOR's warnings, each also in 6.1 alone
 #   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, offboot
 #                                   (tests of a boot with profiling off),
+#                                   never (with it off for good), slabs
+#                                   (list the slab caches' layouts),
 #                                   soak (CODETAG_SOAK_SECONDS of stress on
 #                                   a distro flavour, 300 by default),
 #                                   clock (time_stats against busy waits of
@@ -151,6 +154,7 @@ fragments() {
 	debug)	echo "$C/guest.config $C/codetag.config $C/debug.config" ;;
 	nopro)	echo "$C/guest.config $C/codetag.config $C/no-profiling.config" ;;
 	nofault) echo "$C/guest.config $C/codetag.config $C/no-fault.config" ;;
+	noalloc) echo "$C/guest.config $C/codetag.config $C/no-alloc-profiling.config" ;;
 	distro)	echo "$C/distro.config $C/codetag.config" ;;
 	distro-debug) echo "$C/distro.config $C/codetag.config $C/debug.config" ;;
 	distro-nopro) echo "$C/distro.config $C/codetag.config $C/no-profiling.config" ;;
@@ -453,6 +457,9 @@ cmd_boot() {
 		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\"" ;;
 	offboot) limit=${CODETAG_BOOT_TIMEOUT:-1500}
 		append="$append sysctl.vm.mem_profiling=0" ;;
+	never)	limit=${CODETAG_BOOT_TIMEOUT:-1500}
+		append="$append sysctl.vm.mem_profiling=never" ;;
+	slabs)	limit=${CODETAG_BOOT_TIMEOUT:-1500} ;;
 	soak)	# The soak's time, and as long again for the set-up and
 		# the checks after it on a debug kernel.
 		local secs=${CODETAG_SOAK_SECONDS:-300}

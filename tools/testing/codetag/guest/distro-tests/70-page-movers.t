@@ -301,4 +301,16 @@ rmmod codetag_test_movable
 check "unloading the module gives its pages back" \
 	sh -c "! grep -q ' func:alloc_movable_page\$' $P || grep -q '^ *0 *0 .*func:alloc_movable_page\$' $P"
 
+# Huge pages split while two threads lock and unlock their tail pages
+# (codetag_test_split): the split gives each tail its tag reference while
+# the tails are locked and waited on, with atomic updates, so that no
+# waiter's PG_waiters is lost and every locker stops when told.
+shmem_site() { awk '$NF == "func:shmem_alloc_hugefolio" { s += $1 } END { print s + 0 }' $P; }
+before=$(shmem_site)
+set -- $(split_under_lock 20)
+check "20 huge pages split under lock_page(): no round failed, every locker woke and stopped ($*)" \
+	sh -c "[ '$2' = 20 ] && [ '$8' = 0 ]"
+check "... and at least one was split while the lockers ran ($4 split, $6 waits)" [ "${4:-0}" -gt 0 ]
+check_eq "the huge pages' site is back where it was" "$(shmem_site)" "$before"
+
 check "no site went negative" no_negative_sites

@@ -46,6 +46,12 @@ PRESSURE=$!
 
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 
+# Huge pages split while other threads lock and unlock their tails, on
+# this debug kernel, before any fault is armed (codetag_test_split).
+set -- $(split_under_lock 20)
+check "20 huge pages split under lock_page(): every locker woke and stopped ($*)" \
+	sh -c "[ '$2' = 20 ] && [ '$8' = 0 ] && [ '${4:-0}' -gt 0 ]"
+
 # Every memory fault point, once in a hundred hits, in stress-ng's workers
 # only (they are named stress-ng-STRESSOR): a fault in the parent, or in
 # its exec, would end the whole mix. Armed before the mix starts, and the

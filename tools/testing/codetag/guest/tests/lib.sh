@@ -40,6 +40,20 @@ type_line() {
 	grep "^$1 " /sys/kernel/debug/codetag/types || grep "^$1\$" /sys/kernel/debug/codetag/types
 }
 
+# split_under_lock ROUNDS: codetag_test_split's rounds (huge pages split
+# while threads lock their tails), with shmem huge pages forced for them;
+# prints the module's "rounds R split S waits W failed F".
+split_under_lock() {
+	_thp=/sys/kernel/mm/transparent_hugepage
+	insmod /modules/codetag_test_split.ko || return 1
+	_saved=$(sed 's/.*\[\(.*\)\].*/\1/' $_thp/shmem_enabled)
+	echo force > $_thp/shmem_enabled
+	echo "$1" > /sys/kernel/debug/codetag_test_split
+	echo "$_saved" > $_thp/shmem_enabled
+	cat /sys/kernel/debug/codetag_test_split
+	rmmod codetag_test_split
+}
+
 # meminfo FIELD: value in kB.
 meminfo() {
 	awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo

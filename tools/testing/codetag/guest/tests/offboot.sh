@@ -34,6 +34,8 @@ check "with profiling never on, a fault at each site fails the operation (-ENOME
 check "disarmed, the operation succeeds again" sh -c "echo 1 > $T/run"
 check "still nothing is charged" \
 	sh -c "! grep -qv '^0B 0 ' $A"
+vector_bytes() { awk '$1 == "slab_vector_bytes" { print $2 }' $A.summary; }
+check_eq "with profiling never on, no slab has a vector of tags" "$(vector_bytes)" 0
 
 # Profiling switched on: what is allocated from then on is charged
 # exactly, and frees of what was allocated before change nothing.
@@ -45,6 +47,7 @@ check "16 pages leaked after switching on are charged: 64KiB 16" \
 	grep -q '^64KiB 16 .*module:codetag_test_leak func:leak_pages$' $A
 check "16 objects leaked after switching on are charged: 2KiB 16" \
 	grep -q '^2KiB 16 .*module:codetag_test_leak func:leak_objects$' $A
+check "their slabs got vectors of tags" [ "$(vector_bytes)" -gt 0 ]
 check "the operation leaves its sites at 0 calls" sh -c "
 	echo 1 > $T/run &&
 	[ \$(grep 'module:codetag_test_fault ' $A | awk '{ s += \$2 } END { print s + 0 }') = 0 ]"
