@@ -10,6 +10,7 @@
 #include <linux/codetag/alloc_tag.h>
 #include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
+#include <linux/jump_label.h>
 #include <linux/gfp.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
@@ -335,9 +336,38 @@ static void alloc_tag_ctx_test_no_recursion(struct kunit *test)
 }
 
 /*
- * A site's memory fault point is its capture switch too: arming and
- * disarming faults there leaves the capture alone, and a failed
- * allocation leaves no context.
+ * A site's switch is its tag's key: on while the site is enabled, off
+ * once it is disabled, and the site captures exactly while it is on.
+ */
+static void alloc_tag_ctx_test_key(struct kunit *test)
+{
+	struct alloc_tag *tag;
+	struct ctx_census c;
+	void *obj;
+
+	control(test, "func ctx_test_kmalloc enable");
+	obj = ctx_test_kmalloc(64);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_ASSERT_EQ(test, c.nr, 1);
+	tag = container_of(c.site, struct alloc_tag, ct);
+	KUNIT_EXPECT_TRUE(test, static_key_enabled(&tag->ctx_key));
+	kfree(obj);
+
+	control(test, "func ctx_test_kmalloc disable");
+	KUNIT_EXPECT_FALSE(test, static_key_enabled(&tag->ctx_key));
+	obj = ctx_test_kmalloc(64);
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, 0);
+	kfree(obj);
+}
+
+#ifdef CONFIG_CODETAG_DYNAMIC_FAULT
+/*
+ * A site's memory fault point and its capture are separate switches:
+ * arming and disarming faults there leaves the capture alone, and a
+ * failed allocation leaves no context.
  */
 static void alloc_tag_ctx_test_with_faults(struct kunit *test)
 {
@@ -357,7 +387,7 @@ static void alloc_tag_ctx_test_with_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.nr, 1);
 	kfree(obj);
 
-	/* Disarmed, the point still captures. */
+	/* Disarmed, the site still captures. */
 	KUNIT_ASSERT_EQ(test, dynamic_fault_control("func ctx_test_kmalloc disable"), 1);
 	obj = ctx_test_kmalloc(64);
 	KUNIT_ASSERT_NOT_NULL(test, obj);
@@ -373,6 +403,7 @@ static void alloc_tag_ctx_test_with_faults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.nr, 0);
 	kfree(obj);
 }
+#endif
 
 /* Malformed commands are refused and enable nothing. */
 static void alloc_tag_ctx_test_malformed(struct kunit *test)
@@ -412,7 +443,10 @@ static struct kunit_case alloc_tag_ctx_test_cases[] = {
 	KUNIT_CASE(alloc_tag_ctx_test_families),
 	KUNIT_CASE(alloc_tag_ctx_test_cap),
 	KUNIT_CASE(alloc_tag_ctx_test_no_recursion),
+	KUNIT_CASE(alloc_tag_ctx_test_key),
+#ifdef CONFIG_CODETAG_DYNAMIC_FAULT
 	KUNIT_CASE(alloc_tag_ctx_test_with_faults),
+#endif
 	KUNIT_CASE(alloc_tag_ctx_test_malformed),
 	{}
 };

@@ -3,17 +3,15 @@
  * Allocation contexts (alloc_tags.ctx): for the allocation sites chosen
  * by the user, who made each live allocation, when, and from which stack.
  *
- * Enabling a site turns on the one switch an allocation site has: the
- * static branch of its memory fault point (memory_fault_set_capture()).
- * Its slow path, before the allocation call, captures a context (task,
- * time, stack in the stack depot) and puts the context's number in
- * current->alloc_tag in place of the site's tag. The allocator, finding a
- * number where it expects a tag, calls back here to charge the site and
- * to link the context to it, and keeps the number in the allocation where
- * it would keep the tag; freeing the allocation brings the number back
- * here. Sites that are not enabled run none of this: their allocations
- * keep tags, which the allocators tell from numbers with the compare they
- * make anyway between a tag and no tag.
+ * Enabling a site turns on its tag's static key (struct alloc_tag's
+ * ctx_key), the one branch a site's alloc_hooks() adds for contexts. At
+ * an enabled site, alloc_tag_ctx_begin() captures a context (task, time,
+ * stack in the stack depot) before the allocation call and puts its
+ * number in current->alloc_ctx. The first allocation the call charges to
+ * the site takes the number (alloc_tag_ctx_take()) and keeps it next to
+ * its tag; alloc_tag_ctx_end() then links the context to the site, and
+ * freeing the allocation brings the number back here. Sites that are not
+ * enabled run none of this.
  *
  * A number indexes ctx_table. An entry is free (0), a context, or - once
  * the site was disabled while the allocation lives - the site's tag with
@@ -22,9 +20,8 @@
  * Locking: ctx_lock (irqs off; taken in any context but NMI, where nothing
  * is captured) protects the table, the free numbers, the sites and their
  * lists of contexts. ctx_mutex serializes control commands. A capture
- * allocates with GFP_NOWAIT outside ctx_lock while the task's memory
- * faults are suppressed (memory_fault_push()), so that it neither fails
- * nor captures itself.
+ * allocates with GFP_NOWAIT outside ctx_lock, its number already in
+ * current->alloc_ctx, so that it does not capture itself.
  */
 
 #define pr_fmt(fmt) "alloc_tag: " fmt
@@ -93,9 +90,9 @@ struct ctx_record {
  * struct alloc_tag_ctx - the context of one allocation
  * @link: entry in its site's @contexts once its call returned
  * @rec: what is reported of the allocation
- * @id: its number, the index of its entry in ctx_table
+ * @id: the index of its entry in ctx_table, its number - 1
  * @in_call: the allocation call has not returned yet: the number is in
- *	current->alloc_tag, and only alloc_tag_ctx_end() may free it
+ *	current->alloc_ctx, and only alloc_tag_ctx_end() may free it
  */
 struct alloc_tag_ctx {
 	struct list_head link;
@@ -123,19 +120,15 @@ static struct kmem_cache *ctx_cache;
 static unsigned int ctx_count;
 static unsigned int ctx_max = CONFIG_MEM_ALLOC_PROFILING_CONTEXT_MAX;
 
-static struct alloc_tag *ref_of_id(unsigned int id)
-{
-	return (struct alloc_tag *)(ALLOC_TAG_CTX_FIRST_ID + id);
-}
-
-static unsigned int id_of_ref(const struct alloc_tag *ref)
-{
-	return (unsigned long)ref - ALLOC_TAG_CTX_FIRST_ID;
-}
-
 static unsigned int id_of_page_ref(unsigned int ref)
 {
 	return ref - ALLOC_TAG_CTX_FIRST_REF;
+}
+
+/* A context number is its table index + 1: 0 is "no context". */
+static unsigned int id_of_nr(unsigned int nr)
+{
+	return nr - 1;
 }
 
 static struct alloc_tag_ctx *entry_ctx(unsigned long e)
@@ -226,50 +219,69 @@ static depot_stack_handle_t save_stack(unsigned long ip)
 				GFP_NOWAIT | __GFP_NOWARN);
 }
 
-/* Whether the current task's site captures; counts it if it is full. */
-static bool site_may_capture(struct alloc_tag *tag)
+/* ctx_lock held: count an allocation of @tag's site that is not captured. */
+static void count_not_captured(struct alloc_tag *tag)
 {
-	struct ctx_site *site;
+	struct ctx_site *site = find_site(tag);
+
+	if (site)
+		site->not_captured++;
+}
+
+/*
+ * Reserve a number for a capture at @tag's site: its table entry stays
+ * empty until the context is installed. Returns the index, or -1.
+ */
+static int reserve_id(struct alloc_tag *tag)
+{
 	unsigned long flags;
-	bool ok = false;
+	int id = -1;
 
 	spin_lock_irqsave(&ctx_lock, flags);
-	site = find_site(tag);
-	if (site) {
-		ok = room_for_one();
-		if (!ok)
-			site->not_captured++;
+	if (find_site(tag) && room_for_one()) {
+		id = ctx_free_ids[--ctx_nr_free];
+		WRITE_ONCE(alloc_tag_ctx_tags[id], tag);
+		WRITE_ONCE(alloc_tag_ctx_bytes[id], 0);
+		ctx_count++;
+	} else {
+		count_not_captured(tag);
 	}
 	spin_unlock_irqrestore(&ctx_lock, flags);
-	return ok;
+	return id;
 }
 
 /**
  * alloc_tag_ctx_begin() - capture the context of an allocation call
- * @ip: the return address of the call site's slow path, in the function
- *	that makes the allocation call
+ * @tag: the call's site, enabled in alloc_tags.ctx
  *
- * For memory_fault_push(), at a site whose point captures, with the
- * task's memory faults suppressed. On success the current task's tag is
- * replaced by the new context's number until alloc_tag_ctx_end().
+ * For alloc_hooks() only, which saved current->alloc_ctx before: it is
+ * the new context's number on success, 0 otherwise. A capture does not
+ * capture the allocations it makes itself: while it is being set up, its
+ * number is in current->alloc_ctx and its table entry is empty.
  *
- * Context: any but NMI, where it does nothing.
- * Return: true if a capture began.
+ * Context: any but NMI, where it captures nothing; profiling on.
  */
-bool alloc_tag_ctx_begin(unsigned long ip)
+void alloc_tag_ctx_begin(struct alloc_tag *tag)
 {
-	struct alloc_tag *tag = current->alloc_tag;
+	unsigned long ip = _RET_IP_;
+	unsigned int nr = current->alloc_ctx;
 	struct alloc_tag_ctx *ctx;
-	struct ctx_site *site;
 	unsigned long flags;
+	int id;
 
-	if (!alloc_tag_is_real(tag) || in_nmi() || !mem_alloc_profiling_enabled())
-		return false;
+	current->alloc_ctx = 0;
+	if (in_nmi() || !mem_alloc_profiling_enabled())
+		return;
 	/* Pairs with prepare(): a table seen is a table set up. */
 	if (!smp_load_acquire(&ctx_table))
-		return false;
-	if (!site_may_capture(tag))
-		return false;
+		return;
+	/* Called by the allocations of a capture being set up. */
+	if (nr && !READ_ONCE(ctx_table[id_of_nr(nr)]))
+		return;
+	id = reserve_id(tag);
+	if (id < 0)
+		return;
+	current->alloc_ctx = id + 1;
 
 	ctx = kmem_cache_alloc(ctx_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (ctx) {
@@ -283,49 +295,55 @@ bool alloc_tag_ctx_begin(unsigned long ip)
 		ctx->rec.comm[TASK_COMM_LEN - 1] = '\0';
 		ctx->rec.stack = save_stack(ip);
 		ctx->in_call = true;
+		ctx->id = id;
 	}
 
 	spin_lock_irqsave(&ctx_lock, flags);
-	site = find_site(tag);
-	if (ctx && site && room_for_one()) {
-		ctx->id = ctx_free_ids[--ctx_nr_free];
-		ctx_table[ctx->id] = (unsigned long)ctx;
-		WRITE_ONCE(alloc_tag_ctx_tags[ctx->id], tag);
-		WRITE_ONCE(alloc_tag_ctx_bytes[ctx->id], 0);
-		ctx_count++;
+	if (ctx && find_site(tag)) {
+		WRITE_ONCE(ctx_table[id], (unsigned long)ctx);
 		spin_unlock_irqrestore(&ctx_lock, flags);
-		current->alloc_tag = ref_of_id(ctx->id);
-		return true;
+		return;
 	}
-	if (site)
-		site->not_captured++;
+	count_not_captured(tag);
+	release_id(id);
+	ctx_count--;
 	spin_unlock_irqrestore(&ctx_lock, flags);
+	current->alloc_ctx = 0;
 	if (ctx)
 		kmem_cache_free(ctx_cache, ctx);
-	return false;
 }
+/* Called by alloc_hooks() in every module, whatever its license. */
+EXPORT_SYMBOL(alloc_tag_ctx_begin);
 
 /**
  * alloc_tag_ctx_end() - the allocation call of alloc_tag_ctx_begin() returned
+ * @old: current->alloc_ctx before alloc_tag_ctx_begin(), given back
  *
- * Context: any but NMI. Gives the current task its tag back. The context
- * goes to the allocation that took its number during the call, if one
- * did and is still live (alloc_tag_ctx_charge()); otherwise it is freed.
+ * The context goes to the allocation that took its number during the
+ * call, if one did and is still live (alloc_tag_ctx_take()); otherwise it
+ * is freed.
+ *
+ * Context: any.
  */
-void alloc_tag_ctx_end(void)
+void alloc_tag_ctx_end(unsigned int old)
 {
-	struct alloc_tag *ref = current->alloc_tag;
+	unsigned int nr = current->alloc_ctx;
 	struct alloc_tag_ctx *ctx, *unused = NULL;
-	unsigned int id = id_of_ref(ref);
 	struct ctx_site *site;
 	unsigned long flags;
+	unsigned int id;
 	size_t bytes;
 
-	if (WARN_ON_ONCE(!alloc_tag_is_ctx(ref)))
+	current->alloc_ctx = old;
+	if (!nr)
 		return;
+	id = id_of_nr(nr);
 	spin_lock_irqsave(&ctx_lock, flags);
 	ctx = entry_ctx(ctx_table[id]);
-	current->alloc_tag = ctx->rec.tag;
+	if (WARN_ON_ONCE(!ctx)) {
+		spin_unlock_irqrestore(&ctx_lock, flags);
+		return;
+	}
 	ctx->in_call = false;
 	bytes = xchg(&alloc_tag_ctx_bytes[id], 0);
 	site = find_site(ctx->rec.tag);
@@ -345,22 +363,23 @@ void alloc_tag_ctx_end(void)
 	if (unused)
 		kmem_cache_free(ctx_cache, unused);
 }
+EXPORT_SYMBOL(alloc_tag_ctx_end);
 
 /* ---- The allocators' slow paths ---------------------------------------- */
 
 /**
  * alloc_tag_ctx_discharge() - discharge a freed allocation that kept a number
- * @ref: the number
- * @bytes: what alloc_tag_ctx_charge() was given for it
+ * @nr: the number (alloc_tag_ctx_take())
+ * @bytes: what the allocation was charged
  *
- * Drops the context, unless the call that made the allocation has not
- * returned yet: alloc_tag_ctx_end() then frees it.
+ * Discharges the site and drops the context, unless the call that made
+ * the allocation has not returned yet: alloc_tag_ctx_end() then frees it.
  *
  * Context: any but NMI.
  */
-void alloc_tag_ctx_discharge(struct alloc_tag *ref, size_t bytes)
+void alloc_tag_ctx_discharge(unsigned int nr, size_t bytes)
 {
-	unsigned int id = id_of_ref(ref);
+	unsigned int id = id_of_nr(nr);
 	struct alloc_tag_ctx *gone;
 	struct alloc_tag *tag;
 	unsigned long flags;
@@ -379,40 +398,6 @@ void alloc_tag_ctx_discharge(struct alloc_tag *ref, size_t bytes)
 }
 
 /**
- * alloc_tag_ctx_charge_page() - charge a block of pages
- * @page: its first page
- * @order: its order
- * @ref: the context number in current->alloc_tag
- *
- * As pgalloc_tag_add(), and as alloc_tag_ctx_charge(): the first block of
- * the call keeps the context's page reference number, others the site's;
- * a block with nowhere to keep a number is not charged.
- *
- * Context: any but NMI; takes no lock.
- */
-void alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
-			       struct alloc_tag *ref)
-{
-	unsigned int id = id_of_ref(ref);
-	struct alloc_tag *tag = READ_ONCE(alloc_tag_ctx_tags[id]);
-	unsigned int flags = READ_ONCE(tag->ct.flags);
-	unsigned int plain = alloc_tag_ref(flags);
-	bool first;
-
-	/* A tag without a number charges no page, captured or not. */
-	if (!plain)
-		return;
-	first = !cmpxchg(&alloc_tag_ctx_bytes[id], 0, PAGE_SIZE << order);
-	if (!set_page_alloc_tag_ref(page, first ? ALLOC_TAG_CTX_FIRST_REF + id :
-						  plain)) {
-		if (first)
-			WRITE_ONCE(alloc_tag_ctx_bytes[id], 0);
-		return;
-	}
-	pgalloc_tag_charged(tag, order, flags);
-}
-
-/**
  * alloc_tag_ctx_page_discharge() - discharge a freed block that kept a number
  * @ref: the page reference number
  * @bytes: the block's size
@@ -421,7 +406,7 @@ void alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
  */
 void alloc_tag_ctx_page_discharge(unsigned int ref, size_t bytes)
 {
-	alloc_tag_ctx_discharge(ref_of_id(id_of_page_ref(ref)), bytes);
+	alloc_tag_ctx_discharge(id_of_page_ref(ref) + 1, bytes);
 }
 
 /*
@@ -514,7 +499,9 @@ static void enable_site(struct alloc_tag *tag)
 	spin_unlock_irqrestore(&ctx_lock, flags);
 	if (known)
 		kfree(site);
-	else if (!site)
+	else if (site)
+		static_branch_enable(&tag->ctx_key);
+	else
 		pr_err("alloc_tags.ctx: no memory to enable %s:%u\n",
 		       tag->ct.filename, tag->ct.lineno);
 }
@@ -529,43 +516,19 @@ static void disable_site(struct alloc_tag *tag)
 	if (site)
 		list_del(&site->link);
 	spin_unlock_irqrestore(&ctx_lock, flags);
-	if (site)
+	if (site) {
+		static_branch_disable(&tag->ctx_key);
 		drop_site(site);
-}
-
-/* The identity of an allocation site, as its memory point has it too. */
-static bool same_site(const struct codetag *a, const struct codetag *b)
-{
-	return a->lineno == b->lineno && !strcmp(a->filename, b->filename) &&
-	       !strcmp(a->function, b->function) &&
-	       !strcmp(a->modname, b->modname);
-}
-
-/* For memory_fault_set_capture(): is the point's site enabled. */
-static bool site_wanted(const struct codetag *ct)
-{
-	struct ctx_site *site;
-	unsigned long flags;
-	bool found = false;
-
-	spin_lock_irqsave(&ctx_lock, flags);
-	list_for_each_entry(site, &ctx_sites, link) {
-		if (same_site(&site->tag->ct, ct)) {
-			found = true;
-			break;
-		}
 	}
-	spin_unlock_irqrestore(&ctx_lock, flags);
-	return found;
 }
 
 /**
  * alloc_tag_ctx_module_unload() - a module with allocation tags is going
  * @sect: its tags
  *
- * Its sites stop capturing, with no command needed: their memory points
- * go with the module. Allocations still live keep their site's tag, which
- * alloc_tag keeps until they are freed.
+ * Its sites stop capturing, with no command needed: their keys go with the
+ * module. Allocations still live keep their site's tag, which alloc_tag
+ * keeps until they are freed.
  */
 void alloc_tag_ctx_module_unload(struct codetag_section *sect)
 {
@@ -672,15 +635,10 @@ static ssize_t ctx_control(const char *kbuf, const char __user *ubuf,
 
 	mutex_lock(&ctx_mutex);
 	ret = prepare();
-	if (ret)
-		goto out;
-	if (ubuf)
+	if (!ret && ubuf)
 		ret = codetag_control_write(alloc_tag_cttype, &ctx_ops, ubuf, len);
-	else
+	else if (!ret)
 		ret = codetag_control_string(alloc_tag_cttype, &ctx_ops, kbuf);
-	if (ret >= 0)
-		memory_fault_set_capture(site_wanted);
-out:
 	mutex_unlock(&ctx_mutex);
 	return ret;
 }

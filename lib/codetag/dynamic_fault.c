@@ -18,7 +18,6 @@
 
 #define pr_fmt(fmt) "dynamic_fault: " fmt
 
-#include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/debugfs.h>
 #include <linux/glob.h>
@@ -54,16 +53,6 @@ DEFINE_STATIC_KEY_FALSE(memory_faults_armed_key);
 
 /* The point's module is being unloaded: no command may arm it. */
 #define DYNAMIC_FAULT_FLAG_GONE	CODETAG_TYPE_FLAG(0)
-
-/* The memory point's allocation site captures contexts (alloc_tags.ctx). */
-#define DYNAMIC_FAULT_FLAG_CAPTURE	CODETAG_TYPE_FLAG(1)
-
-/*
- * Set in what memory_fault_push() returns when it began capturing an
- * allocation's context: the point is 8-byte aligned, the context level
- * takes the two bits below.
- */
-#define MEMORY_FAULT_CAPTURING	4UL
 
 static struct codetag_type *dynamic_fault_cttype;
 
@@ -130,10 +119,7 @@ static DEFINE_IRQ_WORK(dynamic_fault_reap_irq_work, dynamic_fault_reap_queue);
  */
 bool __dynamic_fault(struct dynamic_fault *df)
 {
-	/*
-	 * Set before the point was first armed, and kept. A memory point
-	 * whose key is on only to capture contexts may have none.
-	 */
+	/* Set before the point was first armed, and kept. */
 	struct dynamic_fault_state *st = READ_ONCE(df->state);
 	const struct dynamic_fault_policy *p;
 	unsigned int flags, frequency, probability;
@@ -189,9 +175,7 @@ static unsigned long context_level(void)
  *
  * For memory_fault_enter() only, which calls it while the point's key is
  * on. An armed point is made pending, tagged with the context it was made
- * pending in. A point whose site captures contexts (alloc_tags.ctx) begins
- * a capture; the allocations the capture makes itself are neither
- * captured nor failed.
+ * pending in.
  *
  * Context: any.
  * Return: what to hand back to memory_fault_pop().
@@ -202,11 +186,6 @@ unsigned long memory_fault_push(struct dynamic_fault *df)
 
 	if (old == MEMORY_FAULT_SUPPRESSED)
 		return old;
-	if (READ_ONCE(df->ct.flags) & DYNAMIC_FAULT_FLAG_CAPTURE) {
-		current->memory_fault = MEMORY_FAULT_SUPPRESSED;
-		if (alloc_tag_ctx_begin(_RET_IP_))
-			old |= MEMORY_FAULT_CAPTURING;
-	}
 	current->memory_fault = (unsigned long)df | context_level();
 	return old;
 }
@@ -220,9 +199,7 @@ EXPORT_SYMBOL_GPL(memory_fault_push);
  */
 void memory_fault_pop(unsigned long old)
 {
-	if (old & MEMORY_FAULT_CAPTURING)
-		alloc_tag_ctx_end();
-	current->memory_fault = old & ~MEMORY_FAULT_CAPTURING;
+	current->memory_fault = old;
 }
 EXPORT_SYMBOL_GPL(memory_fault_pop);
 
@@ -257,32 +234,29 @@ static bool is_armed(const struct dynamic_fault *df)
 }
 
 /*
- * A point's static key is on while it is armed or while it captures the
- * contexts of its allocation site for alloc_tags.ctx; the allocation
- * sites' key counts the memory points whose key is on, and the
- * allocators' key the armed memory points. Called with
+ * A point's static key is on while it is armed; the allocation sites' key
+ * and the allocators' key count the armed memory points. Called with
  * dynamic_fault_mutex held, after the point's state changed from
  * @was_armed.
  */
 static void update_keys(struct dynamic_fault *df, bool was_armed)
 {
 	bool armed = is_armed(df);
-	bool on = armed || (df->ct.flags & DYNAMIC_FAULT_FLAG_CAPTURE);
 
-	if (is_memory_point(df) && armed != was_armed) {
-		if (armed)
+	if (armed == was_armed)
+		return;
+	if (armed) {
+		if (is_memory_point(df)) {
 			static_branch_inc(&memory_faults_armed_key);
-		else
-			static_branch_dec(&memory_faults_armed_key);
-	}
-	if (on && !static_key_enabled(&df->armed)) {
-		if (is_memory_point(df))
 			alloc_sites_get();
+		}
 		static_branch_enable(&df->armed);
-	} else if (!on && static_key_enabled(&df->armed)) {
+	} else {
 		static_branch_disable(&df->armed);
-		if (is_memory_point(df))
+		if (is_memory_point(df)) {
 			alloc_sites_put();
+			static_branch_dec(&memory_faults_armed_key);
+		}
 	}
 }
 
@@ -345,47 +319,6 @@ static void dynamic_fault_reap(struct work_struct *work)
 	mutex_unlock(&dynamic_fault_mutex);
 	codetag_unlock_type(dynamic_fault_cttype);
 }
-
-#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
-/**
- * memory_fault_set_capture() - choose the allocation sites that capture
- * @wants: tells, from its identity, whether an allocation site captures
- *	its allocations' contexts; called with a spinlock-safe context
- *
- * Called by alloc_tags.ctx after its sites changed. The memory point of
- * an allocation site is the one switch that site has: turning it on for
- * a capture costs the other sites nothing. A capturing point that is not
- * armed injects no fault and its line in dynamic_faults says disabled.
- *
- * Context: process context; may sleep.
- */
-void memory_fault_set_capture(bool (*wants)(const struct codetag *ct))
-{
-	struct codetag_iterator iter;
-	struct codetag *ct;
-
-	if (!dynamic_fault_cttype)
-		return;
-	codetag_lock_type(dynamic_fault_cttype);
-	mutex_lock(&dynamic_fault_mutex);
-	codetag_iter_init(&iter, dynamic_fault_cttype);
-	while ((ct = codetag_next(&iter))) {
-		struct dynamic_fault *df = container_of(ct, struct dynamic_fault, ct);
-		bool on;
-
-		if (!is_memory_point(df) || (ct->flags & DYNAMIC_FAULT_FLAG_GONE))
-			continue;
-		on = wants(ct);
-		if (on == !!(ct->flags & DYNAMIC_FAULT_FLAG_CAPTURE))
-			continue;
-		WRITE_ONCE(ct->flags, on ? ct->flags | DYNAMIC_FAULT_FLAG_CAPTURE :
-				      ct->flags & ~DYNAMIC_FAULT_FLAG_CAPTURE);
-		update_keys(df, is_armed(df));
-	}
-	mutex_unlock(&dynamic_fault_mutex);
-	codetag_unlock_type(dynamic_fault_cttype);
-}
-#endif
 
 /* ---- Control commands -------------------------------------------------- */
 

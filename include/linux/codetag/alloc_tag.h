@@ -34,11 +34,35 @@ struct alloc_tag_counters {
  * @ct: its identity
  * @counters: per-CPU counters: static for built-in code, allocated when
  *	the module is loaded for modules
+ * @ctx_key: on while the site is enabled in alloc_tags.ctx: the one
+ *	static branch through which the site's calls capture contexts
  */
 struct alloc_tag {
 	struct codetag ct;
 	struct alloc_tag_counters __percpu *counters;
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+	struct static_key_false ctx_key;
+#endif
 };
+
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+#define ALLOC_TAG_CTX_KEY_INIT	.ctx_key = STATIC_KEY_FALSE_INIT,
+#else
+#define ALLOC_TAG_CTX_KEY_INIT
+#endif
+
+/*
+ * Kept for an allocation made with no tag while MEM_ALLOC_PROFILING_DEBUG
+ * is on, so that a free finding no tag at all can tell a lost reference
+ * from an untagged allocation.
+ */
+#define ALLOC_TAG_NONE		((struct alloc_tag *)1UL)
+
+/* What an allocation keeps is a tag: neither NULL nor ALLOC_TAG_NONE. */
+static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
+{
+	return (unsigned long)tag > (unsigned long)ALLOC_TAG_NONE;
+}
 
 /* The site has charged pages from the page allocator. */
 #define ALLOC_TAG_FLAG_PAGES	CODETAG_TYPE_FLAG(0)
@@ -88,8 +112,8 @@ DECLARE_STATIC_KEY_MAYBE(CONFIG_MEM_ALLOC_PROFILING_ENABLED_BY_DEFAULT,
  *
  * Context: any. The one static branch each alloc_hooks() site tests
  * before anything else: on while profiling is on and while any memory
- * fault point is on (armed, or capturing for alloc_tags.ctx), so that a
- * site pays one patched no-op while neither is, not one per application.
+ * fault point is armed, so that a site pays one patched no-op while
+ * neither is, not one per application.
  * Return: true if sites must look at their own switches.
  */
 static __always_inline bool alloc_sites_hooked(void)
@@ -115,13 +139,17 @@ static inline void alloc_sites_put(void)
  */
 #define DEFINE_ALLOC_TAG(_name)						\
 	static struct alloc_tag _name __used __aligned(8)		\
-		__section("alloc_tags") = { .ct = CODE_TAG_INIT }	/* as CODETAG_DEFINE() */
+		__section("alloc_tags") = {	/* as CODETAG_DEFINE() */	\
+		.ct = CODE_TAG_INIT,					\
+		ALLOC_TAG_CTX_KEY_INIT					\
+	}
 #else
 #define DEFINE_ALLOC_TAG(_name)						\
 	static DEFINE_PER_CPU(struct alloc_tag_counters, _name##_counters); \
 	CODETAG_DEFINE(struct alloc_tag, _name, alloc_tags) = {		\
 		.ct = CODE_TAG_INIT,					\
 		.counters = &_name##_counters,				\
+		ALLOC_TAG_CTX_KEY_INIT					\
 	}
 #endif
 
@@ -183,29 +211,70 @@ static inline void alloc_sites_put(void) {}
 
 #endif /* CONFIG_MEM_ALLOC_PROFILING */
 
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+void alloc_tag_ctx_begin(struct alloc_tag *tag);
+void alloc_tag_ctx_end(unsigned int old);
+#endif
+
 /*
  * What alloc_hooks() changes for the call and puts back after it: the
- * task's allocation tag, and its pending memory fault.
+ * task's allocation tag, its pending memory fault, and - at a site
+ * enabled in alloc_tags.ctx - the context it captures.
  */
 struct alloc_hooks_saved {
 	struct alloc_tag *tag;
 	struct alloc_tag *old_tag;
 	unsigned long fault;
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+	bool ctx_began;
+	unsigned int old_ctx;
+#endif
 };
 
 /*
+ * At a site enabled in alloc_tags.ctx, capture the context of the call
+ * (alloc_tag_ctx_begin()); a site that is not pays its key's static
+ * branch. Macros, as below.
+ */
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+#define alloc_hooks_ctx_enter(_saved, _tag) do {			\
+	struct alloc_hooks_saved *__ahc = (_saved);			\
+	struct alloc_tag *__aht = (_tag);				\
+									\
+	__ahc->ctx_began = static_branch_unlikely(&__aht->ctx_key);	\
+	if (__ahc->ctx_began) {						\
+		__ahc->old_ctx = current->alloc_ctx;			\
+		alloc_tag_ctx_begin(__aht);				\
+	}								\
+} while (0)
+
+#define alloc_hooks_ctx_exit(_saved) do {				\
+	struct alloc_hooks_saved *__ahc = (_saved);			\
+									\
+	if (__ahc->ctx_began)						\
+		alloc_tag_ctx_end(__ahc->old_ctx);			\
+} while (0)
+#else
+#define alloc_hooks_ctx_enter(_saved, _tag)	do { } while (0)
+#define alloc_hooks_ctx_exit(_saved)		do { } while (0)
+#endif
+
+/*
  * The site's tag becomes the task's while profiling is on (and the task's
- * stays what it was while it is off); its memory fault point, if on,
- * becomes pending (memory_fault_enter()). Macros: current is not known
- * here (alloc_tag_save() comes from <linux/sched.h>).
+ * stays what it was while it is off); a site enabled in alloc_tags.ctx
+ * captures the call's context; its memory fault point, if on, becomes
+ * pending (memory_fault_enter()). Macros: current is not known here
+ * (alloc_tag_save() comes from <linux/sched.h>).
  */
 #ifdef CONFIG_MEM_ALLOC_PROFILING
 #define alloc_hooks_enter(_saved, _tag, _mf) do {			\
 	struct alloc_hooks_saved *__ahs = (_saved);			\
+	struct alloc_tag *__ah_site = (_tag);				\
 									\
-	__ahs->tag = mem_alloc_profiling_enabled() ? (_tag) :		\
+	__ahs->tag = mem_alloc_profiling_enabled() ? __ah_site :	\
 		     current->alloc_tag;				\
 	__ahs->old_tag = alloc_tag_save(__ahs->tag);			\
+	alloc_hooks_ctx_enter(__ahs, __ah_site);			\
 	__ahs->fault = memory_fault_enter(_mf);				\
 } while (0)
 
@@ -213,6 +282,7 @@ struct alloc_hooks_saved {
 	struct alloc_hooks_saved *__ahs = (_saved);			\
 									\
 	memory_fault_exit(__ahs->fault);				\
+	alloc_hooks_ctx_exit(__ahs);					\
 	alloc_tag_restore(__ahs->tag, __ahs->old_tag);			\
 } while (0)
 #else
@@ -248,10 +318,10 @@ struct alloc_hooks_saved {
  * The call is written once. Before and after it, one static branch
  * (alloc_hooks_on()) tells whether there is anything to do: while
  * profiling is off and no memory fault point is on, that is all a line
- * pays. Otherwise the task's tag is this line's while profiling is on,
- * and the fault point, if on, is made pending for the call; its slow path
- * runs with this line's tag as the current task's: that is how a site
- * enabled in alloc_tags.ctx captures its allocations' contexts.
+ * pays. Otherwise the task's tag is this line's while profiling is on, a
+ * line enabled in alloc_tags.ctx captures the context of the call (one
+ * more static branch, its tag's, for a line that is not), and the fault
+ * point, if on, is made pending for the call.
  */
 #if defined(CONFIG_MEM_ALLOC_PROFILING) || defined(CONFIG_CODETAG_DYNAMIC_FAULT)
 #define alloc_hooks(...) ({						\

@@ -4,10 +4,10 @@
  * /sys/kernel/debug/alloc_tags.ctx, who made each live allocation, when,
  * and from which stack. See Documentation/codetag/alloc_tag.rst.
  *
- * An allocation of an enabled site keeps, where it would keep its tag, a
- * context number instead: a small integer that no tag address can be, so
- * the allocators' fast paths tell the two apart with the compare they
- * already make between a tag and "no tag".
+ * A captured call's first allocation keeps a context number (1 to
+ * ALLOC_TAG_CTX_IDS) next to its tag: a slab object in its struct
+ * slabobj_ext, a per-CPU allocation in the xarray of tags, a block of
+ * pages as a page reference number of its own (<linux/codetag/pgalloc_tag.h>).
  */
 #ifndef _LINUX_CODETAG_ALLOC_TAG_CTX_H
 #define _LINUX_CODETAG_ALLOC_TAG_CTX_H
@@ -15,6 +15,7 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/kconfig.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
 struct alloc_tag;
@@ -51,67 +52,56 @@ struct alloc_tag_ctx_info {
 };
 
 /*
- * Stored for an allocation made with no tag while
- * MEM_ALLOC_PROFILING_DEBUG is on, so that a free finding no tag at all
- * can tell a lost reference from an untagged allocation.
+ * The allocators' slow paths for allocations that keep a context number:
+ * never called without CONFIG_MEM_ALLOC_PROFILING_CONTEXT.
  */
-#define ALLOC_TAG_NONE			((struct alloc_tag *)1UL)
-
-/* Slot values, and current->alloc_tag values, that are context numbers. */
-#define ALLOC_TAG_CTX_FIRST_ID		2UL
-#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
-#define ALLOC_TAG_CTX_LAST_ID		(ALLOC_TAG_CTX_FIRST_ID + ALLOC_TAG_CTX_IDS - 1)
-#else
-#define ALLOC_TAG_CTX_LAST_ID		1UL
-#endif
-
-/*
- * What an allocation keeps is a tag, unless it is NULL, ALLOC_TAG_NONE or
- * a context number: all three in one compare, the one the fast paths make
- * anyway.
- */
-static __always_inline bool alloc_tag_is_real(const struct alloc_tag *tag)
-{
-	return (unsigned long)tag > ALLOC_TAG_CTX_LAST_ID;
-}
-
-/* Not a tag but a context number: the allocation site captures. */
-static __always_inline bool alloc_tag_is_ctx(const struct alloc_tag *tag)
-{
-	return IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CONTEXT) &&
-	       (unsigned long)tag > (unsigned long)ALLOC_TAG_NONE &&
-	       !alloc_tag_is_real(tag);
-}
-
-/*
- * The allocators' slow paths, for context numbers only: never called
- * without CONFIG_MEM_ALLOC_PROFILING_CONTEXT.
- */
-void alloc_tag_ctx_discharge(struct alloc_tag *ref, size_t bytes);
-void alloc_tag_ctx_charge_page(struct page *page, unsigned int order,
-			       struct alloc_tag *ref);
+void alloc_tag_ctx_discharge(unsigned int nr, size_t bytes);
 void alloc_tag_ctx_page_discharge(unsigned int ref, size_t bytes);
 void alloc_tag_ctx_page_split(struct page *page, unsigned int order,
 			      unsigned int ref);
 
 /*
- * The site's tag of each context number in use, for the page allocator's
- * paths that must not make a call: set before the number is handed out,
- * cleared after the last allocation that kept it is freed.
+ * Indexed by context number - 1: the site's tag of each number in use,
+ * set before the number is handed out and cleared after the last
+ * allocation that kept it is freed; and what the allocation that took the
+ * number during its call was charged, 0 while none has. The allocators
+ * read and set them without a call (alloc_tag_ctx_take()).
  */
 extern struct alloc_tag **alloc_tag_ctx_tags;
-
-/*
- * What the allocation that took each context number during its call was
- * charged, 0 while none has: the allocators' paths set it without a call
- * (alloc_tag_ctx_charge()), alloc_tag_ctx_end() links the context.
- */
 extern unsigned long *alloc_tag_ctx_bytes;
 
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
 
-bool alloc_tag_ctx_begin(unsigned long ip);
-void alloc_tag_ctx_end(void);
+/**
+ * alloc_tag_ctx_take() - the context number a new allocation keeps
+ * @tag: the tag the allocation was charged to
+ * @bytes: what it was charged
+ *
+ * While an allocation call at a site enabled in alloc_tags.ctx is being
+ * captured (alloc_tag_ctx_begin()), the first allocation charged to that
+ * site during the call takes its context: the allocator keeps the number
+ * next to the tag, and hands it back on free (alloc_tag_ctx_discharge()).
+ * Allocations of other sites made meanwhile (nested calls, interrupts)
+ * take nothing. No call, no lock.
+ *
+ * Context: any.
+ * Return: the context number, or 0.
+ */
+static __always_inline unsigned int alloc_tag_ctx_take(struct alloc_tag *tag,
+						       size_t bytes)
+{
+	unsigned int nr = current->alloc_ctx;
+
+	if (likely(!nr) || READ_ONCE(alloc_tag_ctx_tags[nr - 1]) != tag)
+		return 0;
+	return cmpxchg(&alloc_tag_ctx_bytes[nr - 1], 0, bytes) ? 0 : nr;
+}
+
+/* Give back a number taken by an allocation that could not keep it. */
+static inline void alloc_tag_ctx_untake(unsigned int nr)
+{
+	WRITE_ONCE(alloc_tag_ctx_bytes[nr - 1], 0);
+}
 
 int alloc_tag_ctx_control(const char *cmds);
 int alloc_tag_ctx_set_max(unsigned int max);
@@ -120,16 +110,15 @@ unsigned long alloc_tag_ctx_not_captured(const struct codetag *site);
 int alloc_tag_ctx_for_each(void (*fn)(const struct alloc_tag_ctx_info *info,
 				      void *arg), void *arg);
 
-void memory_fault_set_capture(bool (*wants)(const struct codetag *ct));
-
 #else /* !CONFIG_MEM_ALLOC_PROFILING_CONTEXT */
 
-static inline bool alloc_tag_ctx_begin(unsigned long ip)
+static inline unsigned int alloc_tag_ctx_take(struct alloc_tag *tag,
+					      size_t bytes)
 {
-	return false;
+	return 0;
 }
 
-static inline void alloc_tag_ctx_end(void) {}
+static inline void alloc_tag_ctx_untake(unsigned int nr) {}
 
 static inline int alloc_tag_ctx_control(const char *cmds)
 {

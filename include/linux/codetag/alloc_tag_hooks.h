@@ -38,24 +38,8 @@ static __always_inline struct alloc_tag *alloc_tag_for_new(unsigned long ip)
 }
 
 /*
- * Charge an allocation made with context number @ref in current->alloc_tag
- * (alloc_tags.ctx): the first of the call keeps the number, and its
- * context once the call returns; any other keeps the site's tag. No call,
- * no lock: the allocators' fast paths around it stay as they are.
- */
-static __always_inline struct alloc_tag *
-alloc_tag_ctx_charge(struct alloc_tag *ref, size_t bytes)
-{
-	unsigned long id = (unsigned long)ref - ALLOC_TAG_CTX_FIRST_ID;
-	struct alloc_tag *tag = READ_ONCE(alloc_tag_ctx_tags[id]);
-
-	alloc_tag_add(tag, bytes);
-	return cmpxchg(&alloc_tag_ctx_bytes[id], 0, bytes) ? tag : ref;
-}
-
-/*
  * Charge a new allocation of @bytes to the current task's tag; return the
- * tag, or the context number, for the allocation to keep.
+ * tag for the allocation to keep (NULL or ALLOC_TAG_NONE if it has none).
  */
 static __always_inline struct alloc_tag *
 alloc_tag_charge(size_t bytes, unsigned long ip)
@@ -64,19 +48,15 @@ alloc_tag_charge(size_t bytes, unsigned long ip)
 
 	if (likely(alloc_tag_is_real(tag)))
 		alloc_tag_add(tag, bytes);
-	else if (alloc_tag_is_ctx(tag))
-		tag = alloc_tag_ctx_charge(tag, bytes);
 	return tag;
 }
 
-/* Discharge a freed allocation of @bytes, given what it kept. */
+/* Discharge a freed allocation of @bytes, given the tag it kept. */
 static __always_inline void alloc_tag_discharge(struct alloc_tag *tag,
 						size_t bytes)
 {
 	if (likely(alloc_tag_is_real(tag)))
 		alloc_tag_sub(tag, bytes);
-	else if (alloc_tag_is_ctx(tag))
-		alloc_tag_ctx_discharge(tag, bytes);
 }
 
 /* Per-CPU allocations whose tag could not be recorded (mm/percpu.c). */

@@ -26,8 +26,10 @@
 #define ALLOC_TAG_REF_MASK	(((1UL << ALLOC_TAG_REF_WIDTH) - 1) << ALLOC_TAG_REF_PGOFF)
 
 /*
- * The top ALLOC_TAG_CTX_IDS numbers are those of contexts (alloc_tags.ctx):
- * a page of an allocation site that captures keeps its context's number.
+ * The top ALLOC_TAG_CTX_IDS numbers are those of contexts (alloc_tags.ctx),
+ * ALLOC_TAG_CTX_FIRST_REF for context 1: a block of pages that took a
+ * context keeps its number, through which a free finds both the context
+ * and the site's tag.
  */
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
 #define ALLOC_TAG_CTX_FIRST_REF	(BIT(ALLOC_TAG_REF_WIDTH) - ALLOC_TAG_CTX_IDS)
@@ -211,20 +213,24 @@ static inline void pgalloc_tag_charged(struct alloc_tag *tag, unsigned int order
 static inline void __pgalloc_tag_add(struct page *page, unsigned int order)
 {
 	struct alloc_tag *tag = current->alloc_tag;
-	unsigned int ref, flags;
+	unsigned int ref, flags, ctx;
 
-	if (unlikely(!alloc_tag_is_real(tag))) {
-		if (alloc_tag_is_ctx(tag))
-			alloc_tag_ctx_charge_page(page, order, tag);
+	if (unlikely(!alloc_tag_is_real(tag)))
 		return;
-	}
 	/* Once: the per-CPU additions clobber memory. */
 	flags = READ_ONCE(tag->ct.flags);
 	ref = alloc_tag_ref(flags);
 	if (!ref)
 		return;
-	if (!set_new_page_alloc_tag_ref(page, ref))
+	/* The first block of a captured call keeps its context's number. */
+	ctx = alloc_tag_ctx_take(tag, PAGE_SIZE << order);
+	if (unlikely(ctx))
+		ref = ALLOC_TAG_CTX_FIRST_REF + ctx - 1;
+	if (!set_new_page_alloc_tag_ref(page, ref)) {
+		if (ctx)
+			alloc_tag_ctx_untake(ctx);
 		return;
+	}
 	pgalloc_tag_charged(tag, order, flags);
 }
 

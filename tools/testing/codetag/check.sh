@@ -166,27 +166,35 @@ soak_layer() {
 	guest_results "$flavor" soak
 }
 
-kunit_layer() {
-	local log=$LOGS/kunit.log line n=0
-	skipped kunit && return
-	"$H" kunit > "$log" 2>&1
+# One kunit.py run: $1 names it in the results, $2 is harness.sh kunit's
+# variant (none for all suites with every option).
+kunit_run() {
+	local name=$1 variant=${2:-} log=$LOGS/$1.log line n=0
+	"$H" kunit $variant > "$log" 2>&1
 	local rc=$?
 	# kunit.py prints "[PASSED] case" per test case; suite lines have "====".
 	while IFS= read -r line; do
 		case $line in
 		*"===="*) ;;
-		*"] [PASSED] "*) pass "kunit: ${line##*"] [PASSED] "}"; n=$((n + 1)) ;;
-		*"] [FAILED] "*) fail "kunit: ${line##*"] [FAILED] "}"; n=$((n + 1)) ;;
-		*"] [CRASHED] "*) fail "kunit: ${line##*"] [CRASHED] "} crashed"; n=$((n + 1)) ;;
-		*"] [SKIPPED] "*) fail "kunit: ${line##*"] [SKIPPED] "} was skipped"; n=$((n + 1)) ;;
+		*"] [PASSED] "*) pass "$name: ${line##*"] [PASSED] "}"; n=$((n + 1)) ;;
+		*"] [FAILED] "*) fail "$name: ${line##*"] [FAILED] "}"; n=$((n + 1)) ;;
+		*"] [CRASHED] "*) fail "$name: ${line##*"] [CRASHED] "} crashed"; n=$((n + 1)) ;;
+		*"] [SKIPPED] "*) fail "$name: ${line##*"] [SKIPPED] "} was skipped"; n=$((n + 1)) ;;
 		esac
 	done < "$log"
 	if [ $rc -eq 0 ] && [ $n -gt 0 ]; then
-		pass "kunit: run completed ($n cases)"
+		pass "$name: run completed ($n cases)"
 	else
-		fail "kunit: run failed (status $rc, $n cases; log: ${log#$ROOT/})"
+		fail "$name: run failed (status $rc, $n cases; log: ${log#$ROOT/})"
 		grep -E "FAILED|CRASHED|Expected|error:" "$log" | head -30 | sed 's/^/#   /'
 	fi
+}
+
+kunit_layer() {
+	skipped kunit && return
+	kunit_run kunit
+	# alloc_tags.ctx and the profiling without fault points.
+	kunit_run kunit-nofault nofault
 }
 
 checkpatch_layer() {

@@ -31,7 +31,7 @@
 #                                   instructions),
 #                                   bench, workload (make bench's stress-ng
 #                                   run on a distro flavour), demo or shell
-#   harness.sh kunit                KUnit suites under UML
+#   harness.sh kunit [nofault]      KUnit suites under UML
 #   harness.sh patch [FILE]         one diff against pristine 6.1
 #
 # CODETAG_APPEND adds to a guest's kernel command line; in test mode,
@@ -528,12 +528,22 @@ cmd_boot() {
 	fi
 }
 
+# "kunit nofault": the allocation profiling suites in a kernel without
+# fault points, which alloc_tags.ctx must not need.
 cmd_kunit() {
+	local dir=out-kunit extra=()
+
 	cd "$SRC"
+	case ${1:-} in
+	"")	;;
+	nofault) dir=out-kunit-nofault
+		extra=(--kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n 'alloc_tag*') ;;
+	*)	die "unknown KUnit variant '$1'" ;;
+	esac
 	./tools/testing/kunit/kunit.py run \
 		--kunitconfig=lib/codetag/kunit/.kunitconfig \
-		--build_dir=out-kunit --jobs="$JOBS" --timeout=600 \
-		--make_options CC="$CC_WRAP"
+		--build_dir="$dir" --jobs="$JOBS" --timeout=600 \
+		--make_options CC="$CC_WRAP" "${extra[@]}"
 }
 
 # Files the series touches, for "make patch".
