@@ -12,7 +12,10 @@
 # micro: instructions per allocate+free pair. Columns: the guest kernel
 # built without allocation profiling or fault points ("out"), the guest
 # kernel with both compiled in but booted with sysctl.vm.mem_profiling=0
-# ("off"), and the same kernel with it on ("on"). A second table isolates
+# ("off"), and the same kernel with it on ("on"); then the same three of
+# upstream Linux 6.12's allocation profiling (Debian's linux-source-6.12,
+# the same guest configuration, the same benchmark module), and how our
+# overhead compares with upstream's on each row. A second table isolates
 # the fault points: the guest kernel built without them ("no points"),
 # against "off", and "off" booted with one memory fault point armed
 # elsewhere ("armed"), which makes every allocator test for a pending
@@ -48,7 +51,7 @@ run() { boot_run bench "$@"; }
 workload() { boot_run workload "$@"; }
 
 micro() {
-	for flavor in nopro nofault guest; do
+	for flavor in nopro nofault guest up612-nopro up612; do
 		quiet "kernel-$flavor" "$H" kernel "$flavor"
 		quiet "initramfs-$flavor" "$H" initramfs "$flavor"
 	done
@@ -57,19 +60,27 @@ micro() {
 	run guest on sysctl.vm.mem_profiling=1
 	run nofault nopoints sysctl.vm.mem_profiling=0
 	run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt probability 0"'
+	run up612-nopro up-out
+	run up612 up-off sysctl.vm.mem_profiling=0
+	run up612 up-on sysctl.vm.mem_profiling=1
 
-	printf '%-22s %10s %10s %10s %9s %9s\n' "allocate+free pair" out off on "off/out" "on/out"
-	printf '%-22s %10s %10s %10s %9s %9s\n' "(instructions)" "" "" "" "" ""
 	rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|+ctx ' "$B/bench-$1.txt"; }
 	col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
 
+	printf '%-22s %9s %9s %9s %7s %7s  %9s %9s %9s %7s %7s  %8s\n' "allocate+free pair" \
+		out off on "off" "on" "6.12 out" off on "off" "on" "on/6.12"
+	printf '%-22s %9s %9s %9s %7s %7s  %9s %9s %9s %7s %7s  %8s\n' "(instructions)" \
+		"" "" "" "/out" "/out" "" "" "" "/out" "/out" "overhead"
 	rows out | while read -r row out; do
-		off=$(col off "$row")
-		on=$(col on "$row")
-		awk -v r="$row" -v a="$out" -v b="$off" -v c="$on" 'BEGIN {
-			printf "%-22s %10s %10s %10s %+8.1f%% %+8.1f%%\n", r, a, b, c,
-				(b / a - 1) * 100, (c / a - 1) * 100 }'
+		awk -v r="$row" -v a="$out" -v b="$(col off "$row")" -v c="$(col on "$row")" \
+		    -v ua="$(col up-out "$row")" -v ub="$(col up-off "$row")" \
+		    -v uc="$(col up-on "$row")" 'BEGIN {
+			printf "%-22s %9s %9s %9s %+6.1f%% %+6.1f%%  %9s %9s %9s %+6.1f%% %+6.1f%%  %7.0f%%\n",
+				r, a, b, c, (b / a - 1) * 100, (c / a - 1) * 100,
+				ua, ub, uc, (ub / ua - 1) * 100, (uc / ua - 1) * 100,
+				(c / a - 1) / (uc / ua - 1) * 100 }'
 	done
+	echo "targets: off/out at most +2%; on/out at most half of 6.12's (on/6.12 overhead <= 50%)"
 
 	echo
 	awk '{ v[$1] = $2 }
@@ -121,6 +132,13 @@ micro() {
 		printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
 			out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
 	     }' "$B/bench-out.txt" "$B/bench-off.txt" "$B/bench-on.txt"
+	awk '$1 == "mem_free_kb" { f[FILENAME] = $2 }
+	     END {
+		out = f[ARGV[1]]; off = f[ARGV[2]]; on = f[ARGV[3]]
+		printf "  upstream 6.12, against its own compiled-out kernel:\n"
+		printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
+			out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
+	     }' "$B/bench-up-out.txt" "$B/bench-up-off.txt" "$B/bench-up-on.txt"
 }
 
 distro() {
@@ -149,7 +167,7 @@ distro() {
 	done
 }
 
-quiet deps "$H" deps
+quiet deps "$H" deps bench
 quiet tree "$H" tree
 case $PART in
 micro)	micro ;;

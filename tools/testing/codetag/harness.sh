@@ -67,10 +67,14 @@ PACKAGES="linux-source-6.1 qemu-system-x86 busybox-static flex bison bc cpio
 	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils git
 	  python3-sphinx python3-sphinx-rtd-theme linux-config-6.1 mmdebstrap
 	  e2fsprogs util-linux kmod libc6-dev"
+# make bench's upstream columns only.
+BENCH_PACKAGES="linux-source-6.12"
 
+# "deps bench": also what make bench needs.
 cmd_deps() {
-	local missing=() p
-	for p in $PACKAGES; do
+	local missing=() p want=$PACKAGES
+	[ "${1:-}" = bench ] && want="$PACKAGES $BENCH_PACKAGES"
+	for p in $want; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "install ok installed" || missing+=("$p")
 	done
@@ -146,7 +150,31 @@ cmd_tree() {
 # source file relative to it ("../mm/slub.c"), so no compiler command line
 # contains the clone's path and ccache reuses objects that another clone
 # of the repository compiled.
-out_dir() { echo "$SRC/out-$1"; }
+out_dir() { echo "$(src_dir "$1")/out-$1"; }
+
+# Upstream Linux 6.12, for make bench's side-by-side columns: Debian's
+# linux-source-6.12, unpacked as it is.
+UP_TARBALL=/usr/src/linux-source-6.12.tar.xz
+UP_SRC=$B/linux-6.12
+
+# The source tree of flavor $1.
+src_dir() {
+	case $1 in
+	up612*)	echo "$UP_SRC" ;;
+	*)	echo "$SRC" ;;
+	esac
+}
+
+# Unpack upstream's tree once; its object trees stay across runs.
+up_tree() {
+	[ -f "$UP_SRC/.codetag-unpacked" ] && return 0
+	[ -f "$UP_TARBALL" ] || die "$UP_TARBALL missing: harness.sh deps bench"
+	log "unpacking linux-source-6.12"
+	rm -rf "$UP_SRC" "$B/linux-source-6.12"
+	tar -C "$B" -xJf "$UP_TARBALL"
+	mv "$B/linux-source-6.12" "$UP_SRC"
+	touch "$UP_SRC/.codetag-unpacked"
+}
 
 fragments() {
 	case $1 in
@@ -158,6 +186,8 @@ fragments() {
 	distro)	echo "$C/distro.config $C/codetag.config" ;;
 	distro-debug) echo "$C/distro.config $C/codetag.config $C/debug.config" ;;
 	distro-nopro) echo "$C/distro.config $C/codetag.config $C/no-profiling.config" ;;
+	up612-nopro) echo "$C/guest.config $C/upstream-no-profiling.config" ;;
+	up612)	echo "$C/guest.config $C/upstream-profiling.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
 	esac
 }
@@ -220,11 +250,13 @@ configure() {
 }
 
 cmd_kernel() {
-	local flavor=$1 out
+	local flavor=$1 out src
+	src=$(src_dir "$flavor")
+	[ "$src" = "$UP_SRC" ] && up_tree
 	out=$(out_dir "$flavor")
-	configure "$flavor" "$out" "$SRC"
+	configure "$flavor" "$out" "$src"
 	log "building $flavor kernel in ${out#$ROOT/}"
-	if ! make -s -C "$SRC" O="$out" CC="$CC_WRAP" -j"$JOBS" all \
+	if ! make -s -C "$src" O="$out" CC="$CC_WRAP" -j"$JOBS" all \
 		> "$out/.codetag-build.log" 2>&1; then
 		cat "$out/.codetag-build.log" >&2
 		die "the $flavor kernel does not build"
@@ -320,7 +352,8 @@ build_modules() {
 	mkdir -p "$mods"
 	find "$mods" -xtype l -delete
 	cp -sf "$HARNESS"/modules/* "$mods/"
-	make -s -C "$SRC" O="$out" CC="$CC_WRAP" M="$mods" -j"$JOBS" modules >&2
+	make -s -C "$(src_dir "$flavor")" O="$out" CC="$CC_WRAP" M="$mods" \
+		-j"$JOBS" modules >&2
 }
 
 # The Debian root filesystem as a tarball, from the packages in

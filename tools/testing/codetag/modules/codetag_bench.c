@@ -13,10 +13,16 @@
  * dynamic_fault() point in it.
  */
 
+/*
+ * The module also builds against upstream Linux (make bench's 6.12
+ * columns), which has the allocation rows only.
+ */
+#ifdef CONFIG_CODETAG
 #include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/codetag/errcode.h>
 #include <linux/codetag/time_stats.h>
+#endif
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -112,6 +118,7 @@ static noinline __bench_fn void bench_vmalloc(void)
 	report("vmalloc-16k", best);
 }
 
+#ifdef CONFIG_CODETAG
 /*
  * The cost of a disarmed fault point: the same function with and without
  * one, in the place the documentation shows, before the work the point
@@ -230,6 +237,16 @@ static noinline __bench_fn void bench_errcode(void)
 	BENCH_CALLS("errno_ok_plain", row_ok_plain);
 	BENCH_CALLS("errno_ok_ERR", row_ok_err);
 }
+
+#else /* !CONFIG_CODETAG */
+static void bench_fault_points(void)
+{
+}
+
+static void bench_errcode(void)
+{
+}
+#endif /* CONFIG_CODETAG */
 
 #ifdef CONFIG_CODETAG_TIME_STATS
 /*
