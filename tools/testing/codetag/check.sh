@@ -103,22 +103,25 @@ guest_results() {
 slab_list() { tr -d '\r' < "$1" | sed -n 's/^# slab //p' | sort; }
 
 # Allocation profiling compiled in, here switched off for good, leaves
-# every slab cache with the slab_size, objs_per_slab and order it has in
-# the same guest built without it (noalloc).
+# every slab cache of flavor $1 with the slab_size, objs_per_slab and
+# order it has in the same kernel built without it ($1-noalloc; the
+# small guest's is "noalloc").
 slab_layouts() {
-	local diffs
-	step "noalloc: kernel builds" "kernel-noalloc" "$H" kernel noalloc ||
+	local flavor=$1 noalloc diffs
+	noalloc=$flavor-noalloc
+	[ "$flavor" = guest ] && noalloc=noalloc
+	step "$noalloc: kernel builds" "kernel-$noalloc" "$H" kernel "$noalloc" ||
 		return
-	step "noalloc: test modules and boot image build" "initramfs-noalloc" \
-		"$H" initramfs noalloc || return
-	"$H" boot noalloc slabs > "$LOGS/boot-noalloc-slabs.log" 2>&1
-	guest_results noalloc slabs
-	diffs=$(diff <(slab_list "$B/never-guest.txt") \
-		     <(slab_list "$B/slabs-noalloc.txt") | grep '^[<>]')
-	if [ -n "$(slab_list "$B/never-guest.txt")" ] && [ -z "$diffs" ]; then
-		pass "every slab cache is laid out as without allocation profiling ($(slab_list "$B/never-guest.txt" | wc -l) caches)"
+	step "$noalloc: test modules and boot image build" "initramfs-$noalloc" \
+		"$H" initramfs "$noalloc" || return
+	"$H" boot "$noalloc" slabs > "$LOGS/boot-$noalloc-slabs.log" 2>&1
+	guest_results "$noalloc" slabs
+	diffs=$(diff <(slab_list "$B/never-$flavor.txt") \
+		     <(slab_list "$B/slabs-$noalloc.txt") | grep '^[<>]')
+	if [ -n "$(slab_list "$B/never-$flavor.txt")" ] && [ -z "$diffs" ]; then
+		pass "$flavor: every slab cache is laid out as without allocation profiling ($(slab_list "$B/never-$flavor.txt" | wc -l) caches)"
 	else
-		fail "every slab cache is laid out as without allocation profiling"
+		fail "$flavor: every slab cache is laid out as without allocation profiling"
 		echo "$diffs" | head -20 | sed 's/^/#   /'
 	fi
 }
@@ -138,14 +141,17 @@ guest_layer() {
 	# A second boot with profiling off: tags never live, then switched on.
 	"$H" boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
 	guest_results "$flavor" offboot
-	# time_stats against busy waits of known lengths, in a boot whose
-	# time counts instructions, so that no figure depends on the host.
-	# And a boot with profiling off for good, whose slab caches are
-	# laid out as without the option.
-	if [ "$flavor" = guest ]; then
+	# A boot with profiling off for good, whose slab caches are laid
+	# out as without the option.
+	case $flavor in
+	guest|distro)
 		"$H" boot "$flavor" never > "$LOGS/boot-$flavor-never.log" 2>&1
 		guest_results "$flavor" never
-		slab_layouts
+		slab_layouts "$flavor" ;;
+	esac
+	# time_stats against busy waits of known lengths, in a boot whose
+	# time counts instructions, so that no figure depends on the host.
+	if [ "$flavor" = guest ]; then
 		"$H" boot "$flavor" clock > "$LOGS/boot-$flavor-clock.log" 2>&1
 		guest_results "$flavor" clock
 	fi
@@ -311,7 +317,7 @@ compile_fail_layer() {
 prebuild() {
 	left_out guest || { "$H" kernel noalloc && "$H" initramfs noalloc; }
 	left_out debug || { "$H" kernel debug && "$H" initramfs debug; }
-	left_out distro || { "$H" kernel distro; "$H" rootfs; }
+	left_out distro || { "$H" kernel distro; "$H" rootfs; "$H" kernel distro-noalloc; }
 	left_out soak || "$H" kernel distro-debug
 }
 

@@ -186,6 +186,7 @@ fragments() {
 	distro)	echo "$C/distro.config $C/codetag.config" ;;
 	distro-debug) echo "$C/distro.config $C/codetag.config $C/debug.config" ;;
 	distro-nopro) echo "$C/distro.config $C/codetag.config $C/no-profiling.config" ;;
+	distro-noalloc) echo "$C/distro.config $C/codetag.config $C/no-alloc-profiling.config" ;;
 	up612-nopro) echo "$C/guest.config $C/upstream-no-profiling.config" ;;
 	up612)	echo "$C/guest.config $C/upstream-profiling.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
