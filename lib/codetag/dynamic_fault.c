@@ -189,7 +189,8 @@ unsigned long memory_fault_push(struct dynamic_fault *df)
 	current->memory_fault = (unsigned long)df | context_level();
 	return old;
 }
-EXPORT_SYMBOL_GPL(memory_fault_push);
+/* Called by alloc_hooks() in every module, whatever its license. */
+EXPORT_SYMBOL(memory_fault_push);
 
 /**
  * memory_fault_pop() - end the allocation call of memory_fault_push()
@@ -201,7 +202,7 @@ void memory_fault_pop(unsigned long old)
 {
 	current->memory_fault = old;
 }
-EXPORT_SYMBOL_GPL(memory_fault_pop);
+EXPORT_SYMBOL(memory_fault_pop);
 
 /**
  * __memory_fault_pending() - the out-of-line half of memory_fault_pending()

@@ -291,9 +291,20 @@ w1_layer() {
 }
 
 # ERR() refuses kernel-internal codes at build time: this must not build.
+# And a module that is not GPL must be able to allocate: this must build.
 compile_fail_layer() {
 	local dir=$B/compile-fail log=$LOGS/compile-fail.log
 	skipped compile-fail && return
+	rm -rf "$B/compile-pass"
+	mkdir -p "$B/compile-pass"
+	cp "$HARNESS"/compile-pass/* "$B/compile-pass/"
+	if make -C "$B/linux" O="$B/linux/out-guest" CC="ccache gcc" \
+		M="$B/compile-pass" modules > "$LOGS/compile-pass.log" 2>&1; then
+		pass "a module that is not GPL builds with kmalloc, pages and vmalloc"
+	else
+		fail "a module that is not GPL builds with kmalloc, pages and vmalloc (log: build/logs/compile-pass.log)"
+		grep -E "ERROR|error:" "$LOGS/compile-pass.log" | head -10 | sed 's/^/#   /'
+	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp "$HARNESS"/compile-fail/* "$dir/"
