@@ -6,7 +6,9 @@
  *
  * waits N times on a wait queue for an hrtimer that wakes it 10 ms later,
  * at one wait_event() line of this file, and times the N waits once more
- * with code_tag_time_stats_start()/end() around them.
+ * with code_tag_time_stats_start()/end() around them. The timer is started
+ * once the wait has begun, so that each wait as the wait queue times it
+ * lasts at least 10 ms however late the task gets to it.
  */
 
 #include <linux/codetag/time_stats.h>
@@ -20,6 +22,7 @@
 static DECLARE_WAIT_QUEUE_HEAD(test_wq);
 static struct hrtimer test_timer;
 static bool test_woken;
+static bool test_armed;
 
 static enum hrtimer_restart test_wake(struct hrtimer *timer)
 {
@@ -28,11 +31,20 @@ static enum hrtimer_restart test_wake(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/* In the wait, after prepare_to_wait_event() began timing it. */
+static void arm_once(void)
+{
+	if (test_armed)
+		return;
+	test_armed = true;
+	hrtimer_start(&test_timer, ns_to_ktime(WAIT_NS), HRTIMER_MODE_REL);
+}
+
 static noinline void wait_10ms(void)
 {
 	WRITE_ONCE(test_woken, false);
-	hrtimer_start(&test_timer, ns_to_ktime(WAIT_NS), HRTIMER_MODE_REL);
-	wait_event(test_wq, READ_ONCE(test_woken));
+	test_armed = false;
+	wait_event_cmd(test_wq, READ_ONCE(test_woken), arm_once(), (void)0);
 }
 
 static ssize_t wait_write(struct file *file, const char __user *ubuf,

@@ -54,8 +54,9 @@ q=$(echo "$w" | sed -n 's/^quantiles (\(.*\)):/\1/p')
 unit=${q%% *}
 med=$(echo "$q" | awk '{ print $9 }')
 med_ns=$(to_ns "$med $unit")
-check "its median is between 10 and 20 ms ($med $unit)" \
-	[ "$med_ns" -ge 10000000 -a "$med_ns" -le 20000000 ]
+# Lower bounds only: how late a wake-up comes depends on the host (the
+# clock boot checks the figures against waits of known length).
+check "its median is at least 10 ms ($med $unit)" [ "$med_ns" -ge 10000000 ]
 check "its minimum is at least 10 ms" [ "$(to_ns "$(field "$w" 'min duration')")" -ge 10000000 ]
 t=$(site_block "^$SRC:[0-9]+ module:codetag_test_wait func:wait_write\$")
 check "code_tag_time_stats_end() timed the 20 waits once: at least 200 ms" \
