@@ -81,6 +81,14 @@ micro() {
 				(c / a - 1) / (uc / ua - 1) * 100 }'
 	done
 	echo "targets: off/out at most +2%; on/out at most half of 6.12's (on/6.12 overhead <= 50%)"
+	# Where a kmalloc pair's instructions go: its call site's hook, and
+	# the allocator itself (kmalloc_noprof() has no call site hook).
+	for m in out off on up-out up-off up-on; do
+		awk -v m="$m" '{ v[$1] = $2 } END {
+			printf "  %-7s kmalloc-64 %7.2f = call site %6.2f + allocator %7.2f\n", m,
+				v["kmalloc-64"], v["kmalloc-64"] - v["kmalloc_noprof-64"], v["kmalloc_noprof-64"] }' \
+			"$B/bench-$m.txt"
+	done
 
 	echo
 	awk '{ v[$1] = $2 }

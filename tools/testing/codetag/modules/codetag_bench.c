@@ -94,6 +94,15 @@ static noinline __bench_fn void bench_kmalloc(void)
 	KMALLOC_ROW(232); KMALLOC_ROW(240);
 }
 
+/*
+ * The allocator alone, without the call site's hook: the difference to
+ * kmalloc-64 is what alloc_hooks() costs the caller.
+ */
+static noinline __bench_fn void bench_kmalloc_noprof(void)
+{
+	BENCH_ROW("kmalloc_noprof-64", kmalloc_noprof(64, GFP_KERNEL), kfree(p));
+}
+
 static noinline __bench_fn void bench_kmem_cache(void)
 {
 	BENCH_ROW("kmem_cache_alloc-64",
@@ -318,6 +327,7 @@ static int __init codetag_bench_init(void)
 		return -ENOMEM;
 
 	bench_kmalloc();
+	bench_kmalloc_noprof();
 	bench_kmem_cache();
 	bench_page();
 	bench_vmalloc();
