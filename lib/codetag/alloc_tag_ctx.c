@@ -259,6 +259,9 @@ static int reserve_id(struct alloc_tag *tag)
  * capture the allocations it makes itself: while it is being set up, its
  * number is in current->alloc_ctx and its table entry is empty.
  *
+ * Exported to every module, whatever its license, as alloc_tag_ctx_end()
+ * is: alloc_hooks() calls them in the module itself.
+ *
  * Context: any but NMI, where it captures nothing; profiling on.
  */
 void alloc_tag_ctx_begin(struct alloc_tag *tag)
@@ -312,7 +315,6 @@ void alloc_tag_ctx_begin(struct alloc_tag *tag)
 	if (ctx)
 		kmem_cache_free(ctx_cache, ctx);
 }
-/* Called by alloc_hooks() in every module, whatever its license. */
 EXPORT_SYMBOL(alloc_tag_ctx_begin);
 
 /**

@@ -175,7 +175,8 @@ static unsigned long context_level(void)
  *
  * For memory_fault_enter() only, which calls it while the point's key is
  * on. An armed point is made pending, tagged with the context it was made
- * pending in.
+ * pending in. Exported to every module, whatever its license, as
+ * memory_fault_pop() is: alloc_hooks() calls them in the module itself.
  *
  * Context: any.
  * Return: what to hand back to memory_fault_pop().
@@ -189,7 +190,6 @@ unsigned long memory_fault_push(struct dynamic_fault *df)
 	current->memory_fault = (unsigned long)df | context_level();
 	return old;
 }
-/* Called by alloc_hooks() in every module, whatever its license. */
 EXPORT_SYMBOL(memory_fault_push);
 
 /**
