@@ -219,7 +219,10 @@ void alloc_tag_ctx_end(unsigned int old);
 /*
  * What alloc_hooks() changes for the call and puts back after it: the
  * task's allocation tag, its pending memory fault, and - at a site
- * enabled in alloc_tags.ctx - the context it captures.
+ * enabled in alloc_tags.ctx - the context it captures. Only the branch
+ * that fills it in reads it, so alloc_hooks() declares it
+ * __uninitialized: with CONFIG_INIT_STACK_ALL_ZERO, every allocation
+ * call would otherwise clear it, hooks on or off.
  */
 struct alloc_hooks_saved {
 	struct alloc_tag *tag;
@@ -315,19 +318,19 @@ struct alloc_hooks_saved {
  * alloc_hooks(foo_noprof(__VA_ARGS__))`` charges its caller's line.
  * The line also gets a ``memory`` fault point (see dynamic_fault.rst).
  *
- * The call is written once. Before and after it, one static branch
- * (alloc_hooks_on()) tells whether there is anything to do: while
- * profiling is off and no memory fault point is on, that is all a line
- * pays. Otherwise the task's tag is this line's while profiling is on, a
- * line enabled in alloc_tags.ctx captures the context of the call (one
- * more static branch, its tag's, for a line that is not), and the fault
- * point, if on, is made pending for the call.
+ * The call is written once. Before and after it, the result of one
+ * static branch (alloc_hooks_on()) tells whether there is anything to
+ * do: while profiling is off and no memory fault point is on, that is
+ * all a line pays. Otherwise the task's tag is this line's while
+ * profiling is on, a line enabled in alloc_tags.ctx captures the context
+ * of the call (one more static branch, its tag's, for a line that is
+ * not), and the fault point, if on, is made pending for the call.
  */
 #if defined(CONFIG_MEM_ALLOC_PROFILING) || defined(CONFIG_CODETAG_DYNAMIC_FAULT)
 #define alloc_hooks(...) ({						\
 	DEFINE_ALLOC_HOOKS_TAG(_alloc_tag);				\
 	DEFINE_MEMORY_FAULT_POINT(_mf);					\
-	struct alloc_hooks_saved _ah_saved;				\
+	struct alloc_hooks_saved _ah_saved __uninitialized;		\
 	bool _ah_on = alloc_hooks_on(&_mf);				\
 	typeof(__VA_ARGS__) _ah_res;					\
 									\
