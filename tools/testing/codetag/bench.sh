@@ -132,21 +132,19 @@ micro() {
 
 	# The framework's memory: what the guest has in use beyond the kernel
 	# built without it, after the same boot and workload (1 GiB guest).
+	memory_line() {
+		awk -v title="$1" '$1 == "mem_free_kb" { f[FILENAME] = $2 }
+		     END {
+			out = f[ARGV[1]]; off = f[ARGV[2]]; on = f[ARGV[3]]
+			printf "%s\n", title
+			printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
+				out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
+		     }' "$B/bench-$2.txt" "$B/bench-$3.txt" "$B/bench-$4.txt"
+	}
 	echo
-	awk '$1 == "mem_free_kb" { f[FILENAME] = $2 }
-	     END {
-		out = f[ARGV[1]]; off = f[ARGV[2]]; on = f[ARGV[3]]
-		printf "memory in use beyond the compiled-out kernel, 1 GiB guest after boot and a workload:\n"
-		printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
-			out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
-	     }' "$B/bench-out.txt" "$B/bench-off.txt" "$B/bench-on.txt"
-	awk '$1 == "mem_free_kb" { f[FILENAME] = $2 }
-	     END {
-		out = f[ARGV[1]]; off = f[ARGV[2]]; on = f[ARGV[3]]
-		printf "  upstream 6.12, against its own compiled-out kernel:\n"
-		printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
-			out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
-	     }' "$B/bench-up-out.txt" "$B/bench-up-off.txt" "$B/bench-up-on.txt"
+	memory_line "memory in use beyond the compiled-out kernel, 1 GiB guest after boot and a workload:" \
+		out off on
+	memory_line "  upstream 6.12, against its own compiled-out kernel:" up-out up-off up-on
 }
 
 distro() {
