@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for unique error codes (work in progress, issue 6): codes
- * are unique per site and stable per call, map back to their class, and
- * survive ERR_PTR()/PTR_ERR().
+ * KUnit tests for unique error codes: codes are unique per site and
+ * stable per call, map back to their class, and survive
+ * ERR_PTR()/PTR_ERR().
  */
 
 #include <kunit/test.h>
