@@ -300,9 +300,9 @@ compile_fail_layer() {
 	cp "$HARNESS"/compile-pass/* "$B/compile-pass/"
 	if make -C "$B/linux" O="$B/linux/out-guest" CC="ccache gcc" \
 		M="$B/compile-pass" modules > "$LOGS/compile-pass.log" 2>&1; then
-		pass "a module that is not GPL builds with kmalloc, pages and vmalloc"
+		pass "modules that are not GPL build with kmalloc, pages, vmalloc, ERR() and errname()"
 	else
-		fail "a module that is not GPL builds with kmalloc, pages and vmalloc (log: build/logs/compile-pass.log)"
+		fail "modules that are not GPL build with kmalloc, pages, vmalloc, ERR() and errname() (log: build/logs/compile-pass.log)"
 		grep -E "ERROR|error:" "$LOGS/compile-pass.log" | head -10 | sed 's/^/#   /'
 	fi
 	rm -rf "$dir"
