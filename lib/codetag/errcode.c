@@ -12,7 +12,8 @@
  * the code is given.
  *
  * errname() (and so %pe) prints unique codes by their site; the generic
- * system call exit path hands userspace their class (patch 0012).
+ * system call exit path hands userspace their class (errcode_to_user(),
+ * called from kernel/entry/common.c).
  * /sys/kernel/debug/error_codes lists every site with its class, code and
  * how many times it was made.
  */
