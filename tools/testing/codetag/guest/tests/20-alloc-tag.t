@@ -26,10 +26,23 @@ check "every alloc_tags line parses: human size, calls, file:line module:M func:
 check "the two files list the same sites" \
 	[ "$(wc -l < $A)" -eq $(( $(wc -l < $P) - 2 )) ]
 
-sort -hr $A | head > /tmp/top
+sort -hr $A > /tmp/sorted
+head /tmp/sorted > /tmp/top
 echo "# sort -hr $A | head"
 sed 's/^/#   /' /tmp/top
-check "'sort -hr alloc_tags | head' lists ten sites" [ "$(wc -l < /tmp/top)" = 10 ]
+# sort -h must read the sizes as sizes: largest first through the whole
+# list, whatever their units.
+check "'sort -hr alloc_tags | head' lists the ten largest sites, largest first" \
+	awk 'function bytes(s, n) {
+		n = s + 0
+		if (s ~ /GiB$/) n *= 1073741824
+		else if (s ~ /MiB$/) n *= 1048576
+		else if (s ~ /KiB$/) n *= 1024
+		else if (s !~ /[0-9]B$/) bad = 1
+		return n
+	     }
+	     { b = bytes($1); if (NR > 1 && b > last) bad = 1; last = b }
+	     END { exit bad || NR < 10 }' /tmp/sorted
 check "slab pages are charged to mm/slub.c, module slub, func alloc_slab_page" \
 	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* mm/slub.c:[0-9]+ module:slub func:alloc_slab_page$' $A
 sh -c 'sh -c true'
