@@ -201,11 +201,8 @@ settle() {
 		done
 	fi
 }
-if grep -q codetag.flavor=debug /proc/cmdline; then
-	slab_max=64; free_max=256
-else
-	slab_max=16; free_max=256
-fi
+slab_max=16; free_max=256
+grep -q codetag.flavor=debug /proc/cmdline && slab_max=64
 # within N MAX: -MAX <= N <= MAX
 within() { [ "$1" -le "$2" ] && [ "$1" -ge "-$2" ]; }
 window=0
