@@ -2,8 +2,9 @@
 /*
  * KUnit tests for allocation contexts (alloc_tags.ctx): an enabled site
  * gets one context per live allocation, with the right size, task and
- * stack; a free drops exactly its context; disabling drops them all; the
- * cap holds and what it refuses is counted; bad commands change nothing.
+ * stack; a free drops exactly its context, also among thousands;
+ * disabling drops them all; the cap holds and what it refuses is counted;
+ * bad commands change nothing.
  */
 
 #include <kunit/test.h>
@@ -316,6 +317,66 @@ static void alloc_tag_ctx_test_cap(struct kunit *test)
 }
 
 /*
+ * Enough slab objects that keep numbers for their table's buckets to
+ * chain several, freed first one in three and then the rest backwards,
+ * so that numbers leave chains at their head, middle and end: each free
+ * drops exactly its own context and discharges its bytes once.
+ */
+#define NR_MANY		2048
+
+static void alloc_tag_ctx_test_many(struct kunit *test)
+{
+	struct alloc_tag_counters start, now;
+	unsigned int existing = 0, live = 0;
+	const struct alloc_tag *tag;
+	struct ctx_census c;
+	void **objs;
+	int i;
+
+	objs = kunit_kcalloc(test, NR_MANY, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_GE(test, alloc_tag_ctx_for_each(count_all, &existing), 0);
+	KUNIT_ASSERT_EQ(test, alloc_tag_ctx_set_max(existing + NR_MANY), 0);
+
+	control(test, "func ctx_test_kmalloc enable");
+	objs[0] = ctx_test_kmalloc(64);
+	KUNIT_ASSERT_NOT_NULL(test, objs[0]);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_ASSERT_NOT_NULL(test, c.site);
+	tag = container_of(c.site, struct alloc_tag, ct);
+	start = alloc_tag_read_raw(tag);
+	live = 1;
+	for (i = 1; i < NR_MANY; i++) {
+		objs[i] = ctx_test_kmalloc(64);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		live++;
+	}
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, NR_MANY);
+	KUNIT_EXPECT_EQ(test, alloc_tag_ctx_not_captured(c.site), 0);
+
+	for (i = 0; i < NR_MANY; i += 3) {
+		kfree(objs[i]);
+		objs[i] = NULL;
+		live--;
+	}
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, live);
+	now = alloc_tag_read_raw(tag);
+	KUNIT_EXPECT_EQ(test, now.calls, start.calls + live - 1);
+	KUNIT_EXPECT_EQ(test, now.bytes, start.bytes + 64 * (live - 1));
+
+	for (i = NR_MANY - 1; i >= 0; i--)
+		kfree(objs[i]);
+	census(test, &c, "ctx_test_kmalloc", NULL);
+	KUNIT_EXPECT_EQ(test, c.nr, 0);
+	now = alloc_tag_read_raw(tag);
+	KUNIT_EXPECT_EQ(test, now.calls, start.calls - 1);
+	KUNIT_EXPECT_EQ(test, now.bytes, start.bytes - 64);
+	control(test, "func ctx_test_kmalloc disable");
+}
+
+/*
  * The capture's own allocations, at sites that are enabled too, are
  * neither captured nor recursed into.
  */
@@ -442,6 +503,7 @@ static struct kunit_case alloc_tag_ctx_test_cases[] = {
 	KUNIT_CASE(alloc_tag_ctx_test_disable),
 	KUNIT_CASE(alloc_tag_ctx_test_families),
 	KUNIT_CASE(alloc_tag_ctx_test_cap),
+	KUNIT_CASE(alloc_tag_ctx_test_many),
 	KUNIT_CASE(alloc_tag_ctx_test_no_recursion),
 	KUNIT_CASE(alloc_tag_ctx_test_key),
 #ifdef CONFIG_CODETAG_DYNAMIC_FAULT

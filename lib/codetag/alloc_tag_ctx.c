@@ -8,10 +8,19 @@
  * an enabled site, alloc_tag_ctx_begin() captures a context (task, time,
  * stack in the stack depot) before the allocation call and puts its
  * number in current->alloc_ctx. The first allocation the call charges to
- * the site takes the number (alloc_tag_ctx_take()) and keeps it next to
- * its tag; alloc_tag_ctx_end() then links the context to the site, and
- * freeing the allocation brings the number back here. Sites that are not
- * enabled run none of this.
+ * the site takes the number (alloc_tag_ctx_take()) and keeps it;
+ * alloc_tag_ctx_end() then links the context to the site, and freeing the
+ * allocation brings the number back here. Sites that are not enabled run
+ * none of this.
+ *
+ * A slab object keeps its number in a table keyed by its address, not in
+ * its struct slabobj_ext: every object of a slab with a vector has an
+ * entry, and a number there would make every entry larger for the few
+ * objects that ever keep one. The table's buckets are indexed by a hash of
+ * the address and chain the numbers through ctx_slab_next; a number's
+ * object is in ctx_slab_obj. Until the first site is enabled, slab frees
+ * pay one static branch for it (alloc_tag_ctx_slab_key); after that, a
+ * look at the object's bucket.
  *
  * A number indexes ctx_table. An entry is free (0), a context, or - once
  * the site was disabled while the allocation lives - the site's tag with
@@ -115,6 +124,16 @@ unsigned long *alloc_tag_ctx_bytes;
 static u16 *ctx_free_ids;
 static unsigned int ctx_nr_free;
 static struct kmem_cache *ctx_cache;
+
+/*
+ * Slab objects that keep a number: buckets of number chains, next number
+ * in the chain by index, the object by index. Numbers are stored + 1 in
+ * the chains: 0 ends one.
+ */
+u16 *alloc_tag_ctx_slab_buckets;
+static u16 *ctx_slab_next;
+static const void **ctx_slab_obj;
+DEFINE_STATIC_KEY_FALSE(alloc_tag_ctx_slab_key);
 
 /* Contexts that exist, live or being captured, and how many may. */
 static unsigned int ctx_count;
@@ -399,6 +418,65 @@ void alloc_tag_ctx_discharge(unsigned int nr, size_t bytes)
 		kmem_cache_free(ctx_cache, gone);
 }
 
+static u16 *slab_bucket(const void *obj)
+{
+	return &alloc_tag_ctx_slab_buckets[hash_ptr(obj,
+						    ALLOC_TAG_CTX_SLAB_HASH_BITS)];
+}
+
+/**
+ * alloc_tag_ctx_slab_keep() - a new slab object keeps a number
+ * @nr: the number (alloc_tag_ctx_take())
+ * @obj: the object
+ *
+ * Context: any but NMI, in the slab allocator's allocation hook.
+ */
+void alloc_tag_ctx_slab_keep(unsigned int nr, const void *obj)
+{
+	unsigned int id = id_of_nr(nr);
+	u16 *bucket = slab_bucket(obj);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	ctx_slab_obj[id] = obj;
+	ctx_slab_next[id] = *bucket;
+	/* Read without the lock by alloc_tag_ctx_slab_free(). */
+	WRITE_ONCE(*bucket, nr);
+	spin_unlock_irqrestore(&ctx_lock, flags);
+}
+
+/**
+ * __alloc_tag_ctx_slab_free() - alloc_tag_ctx_slab_free()'s look in the table
+ * @obj: the object freed, whose bucket is not empty
+ * @bytes: what it was charged
+ *
+ * An object's entry is made before the object is handed out and removed
+ * only here, so a free always finds the entry of the object it frees.
+ *
+ * Context: any but NMI.
+ * Return: true if @obj kept a number and is now discharged.
+ */
+bool __alloc_tag_ctx_slab_free(const void *obj, size_t bytes)
+{
+	u16 *link = slab_bucket(obj);
+	unsigned long flags;
+	unsigned int nr = 0;
+
+	spin_lock_irqsave(&ctx_lock, flags);
+	for (; *link; link = &ctx_slab_next[id_of_nr(*link)]) {
+		if (ctx_slab_obj[id_of_nr(*link)] == obj) {
+			nr = *link;
+			WRITE_ONCE(*link, ctx_slab_next[id_of_nr(nr)]);
+			ctx_slab_obj[id_of_nr(nr)] = NULL;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&ctx_lock, flags);
+	if (nr)
+		alloc_tag_ctx_discharge(nr, bytes);
+	return nr;
+}
+
 /**
  * alloc_tag_ctx_page_discharge() - discharge a freed block that kept a number
  * @ref: the page reference number
@@ -573,9 +651,20 @@ static int prepare(void)
 		alloc_tag_ctx_bytes = kvcalloc(ALLOC_TAG_CTX_IDS,
 					       sizeof(*alloc_tag_ctx_bytes),
 					       GFP_KERNEL);
+	if (!alloc_tag_ctx_slab_buckets)
+		alloc_tag_ctx_slab_buckets =
+			kvcalloc(1U << ALLOC_TAG_CTX_SLAB_HASH_BITS,
+				 sizeof(*alloc_tag_ctx_slab_buckets), GFP_KERNEL);
+	if (!ctx_slab_next)
+		ctx_slab_next = kvcalloc(ALLOC_TAG_CTX_IDS,
+					 sizeof(*ctx_slab_next), GFP_KERNEL);
+	if (!ctx_slab_obj)
+		ctx_slab_obj = kvcalloc(ALLOC_TAG_CTX_IDS,
+					sizeof(*ctx_slab_obj), GFP_KERNEL);
 	table = kvcalloc(ALLOC_TAG_CTX_IDS, sizeof(*table), GFP_KERNEL);
 	if (!ctx_cache || !ctx_free_ids || !alloc_tag_ctx_tags ||
-	    !alloc_tag_ctx_bytes || !table) {
+	    !alloc_tag_ctx_bytes || !alloc_tag_ctx_slab_buckets ||
+	    !ctx_slab_next || !ctx_slab_obj || !table) {
 		kvfree(table);
 		return -ENOMEM;
 	}
@@ -585,6 +674,8 @@ static int prepare(void)
 	ctx_nr_free = ALLOC_TAG_CTX_IDS;
 	/* The numbers and the cache before the table that says they exist. */
 	smp_store_release(&ctx_table, table);
+	/* Slab frees look in the buckets from now on, for good. */
+	static_branch_enable(&alloc_tag_ctx_slab_key);
 	return 0;
 }
 
