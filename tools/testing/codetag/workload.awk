@@ -12,6 +12,7 @@ $1 == "skipped" {
 	v[run, $1] = $2
 }
 $1 == "meminfo" { v[run, $2] = $3 }
+$1 == "vector_bytes" { v[run, "vector_kb"] = sprintf("%d", $2 / 1024) }
 # "slab NAME ACTIVE OBJS SLAB_SIZE PER_SLAB PAGES : tunables ... :
 # slabdata ACTIVE_SLABS SLABS SHARED"
 $1 == "slab" {
@@ -19,6 +20,9 @@ $1 == "slab" {
 	objs[run, $2] = $4
 	size[run, $2] = $5
 	kb[run, $2] = $16 * $7 * 4
+	# Upstream's design cost for the same objects: 8 bytes each.
+	bytes8[run] += $4 * 8
+	v[run, "upstream_kb"] = sprintf("%d", bytes8[run] / 1024)
 }
 $1 == "log" && run == 2 {
 	sub(/^log /, "")
@@ -35,6 +39,8 @@ END {
 	row("  stressors skipped", "skipped", 0)
 	row("Slab (kB)", "Slab", 1)
 	row("  SUnreclaim (kB)", "SUnreclaim", 1)
+	row("  slab vectors (kB)", "vector_kb", 0)
+	row("  objects x 8 bytes (kB)", "upstream_kb", 0)
 	row("memory in use (kB)", "in_use_kb", 1)
 
 	# Caches whose objects take more room than without the option.
@@ -82,7 +88,7 @@ END {
 function row(label, key, ratios,    r) {
 	printf "%-26s", label
 	for (r = 1; r <= 4; r++)
-		printf " %14s", v[r, key]
+		printf " %14s", (r, key) in v ? v[r, key] : "-"
 	if (ratios)
 		printf " %9s %9s %9s", pct(v[2, key], v[1, key]),
 			pct(v[3, key], v[1, key]), pct(v[4, key], v[1, key])

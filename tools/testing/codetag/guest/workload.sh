@@ -10,6 +10,7 @@
 #   in_use_kb N     RAM not free after it (the per-CPU free lists count as
 #                   free), the kernel image and boot-time tables included
 #   meminfo F N     Slab, SReclaimable, SUnreclaim in kB
+#   vector_bytes N  what the slabs' vectors of tags take (alloc_tags.summary)
 #   slab LINE       /proc/slabinfo, one line a cache
 #   log LINE        the boot log's lines on page tags and page_ext
 
@@ -74,6 +75,9 @@ cat $W/stress-ng.log
 	pcp=$(awk '$1 == "count:" { s += $2 } END { print s * 4 }' /proc/zoneinfo)
 	echo "in_use_kb $(( 2 * 1024 * 1024 - free - pcp ))"
 	awk '$1 ~ /^(Slab|SReclaimable|SUnreclaim):$/ { sub(":", "", $1); print "meminfo", $1, $2 }' /proc/meminfo
+	# What the slabs' vectors of tags take (none without the option).
+	sed -n 's/^slab_vector_bytes /vector_bytes /p' \
+		/sys/kernel/debug/alloc_tags.summary 2>/dev/null
 	tail -n +3 /proc/slabinfo | sed 's/^/slab /'
 	dmesg | grep -E 'page tags|page_ext' | sed 's/^\[[^]]*\] /log /'
 	echo done
