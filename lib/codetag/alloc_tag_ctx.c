@@ -418,12 +418,6 @@ void alloc_tag_ctx_discharge(unsigned int nr, size_t bytes)
 		kmem_cache_free(ctx_cache, gone);
 }
 
-static u16 *slab_bucket(const void *obj)
-{
-	return &alloc_tag_ctx_slab_buckets[hash_ptr(obj,
-						    ALLOC_TAG_CTX_SLAB_HASH_BITS)];
-}
-
 /**
  * alloc_tag_ctx_slab_keep() - a new slab object keeps a number
  * @nr: the number (alloc_tag_ctx_take())
@@ -434,7 +428,7 @@ static u16 *slab_bucket(const void *obj)
 void alloc_tag_ctx_slab_keep(unsigned int nr, const void *obj)
 {
 	unsigned int id = id_of_nr(nr);
-	u16 *bucket = slab_bucket(obj);
+	u16 *bucket = alloc_tag_ctx_slab_bucket(obj);
 	unsigned long flags;
 
 	spin_lock_irqsave(&ctx_lock, flags);
@@ -458,7 +452,7 @@ void alloc_tag_ctx_slab_keep(unsigned int nr, const void *obj)
  */
 bool __alloc_tag_ctx_slab_free(const void *obj, size_t bytes)
 {
-	u16 *link = slab_bucket(obj);
+	u16 *link = alloc_tag_ctx_slab_bucket(obj);
 	unsigned long flags;
 	unsigned int nr = 0;
 

@@ -124,6 +124,13 @@ static inline void alloc_tag_ctx_untake(unsigned int nr)
 
 void alloc_tag_ctx_slab_keep(unsigned int nr, const void *obj);
 
+/* The bucket of slab object @obj in the table of numbers. */
+static __always_inline u16 *alloc_tag_ctx_slab_bucket(const void *obj)
+{
+	return &alloc_tag_ctx_slab_buckets[hash_ptr(obj,
+					   ALLOC_TAG_CTX_SLAB_HASH_BITS)];
+}
+
 /**
  * alloc_tag_ctx_slab_free() - discharge a freed slab object that kept a number
  * @obj: the object
@@ -140,12 +147,9 @@ void alloc_tag_ctx_slab_keep(unsigned int nr, const void *obj);
 static __always_inline bool alloc_tag_ctx_slab_free(const void *obj,
 						    size_t bytes)
 {
-	u32 bucket;
-
 	if (!static_branch_unlikely(&alloc_tag_ctx_slab_key))
 		return false;
-	bucket = hash_ptr(obj, ALLOC_TAG_CTX_SLAB_HASH_BITS);
-	if (!READ_ONCE(alloc_tag_ctx_slab_buckets[bucket]))
+	if (!READ_ONCE(*alloc_tag_ctx_slab_bucket(obj)))
 		return false;
 	return __alloc_tag_ctx_slab_free(obj, bytes);
 }
