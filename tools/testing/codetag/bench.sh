@@ -25,8 +25,8 @@
 # workload: a fixed stress-ng run (guest/workload.sh) on the distro kernel
 # built without profiling ("out", the distro-nopro flavour, which only
 # this builds), and on the distro kernel booted off and on. Instructions,
-# memory in use, every slab cache whose objects changed size, the kernel's
-# size, and where the page tags live.
+# memory in use, every slab cache laid out otherwise than without the
+# option, the kernel's size, and where the page tags live.
 
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -18,7 +18,8 @@ $1 == "vector_bytes" { v[run, "vector_kb"] = sprintf("%d", $2 / 1024) }
 $1 == "slab" {
 	name[$2] = 1
 	objs[run, $2] = $4
-	size[run, $2] = $5
+	# slab_size, objects per slab, pages per slab
+	layout[run, $2] = $5 "/" $6 "/" $7
 	kb[run, $2] = $16 * $7 * 4
 	# Upstream's design cost for the same objects: 8 bytes each.
 	bytes8[run] += $4 * 8
@@ -43,14 +44,15 @@ END {
 	row("  objects x 8 bytes (kB)", "upstream_kb", 0)
 	row("memory in use (kB)", "in_use_kb", 1)
 
-	# Caches whose objects take more room than without the option.
+	# Caches laid out otherwise than without the option.
 	n = 0
 	for (c in name) {
-		if (!((1, c) in size) || !((2, c) in size)) {
+		if (!((1, c) in layout) || !((2, c) in layout)) {
 			only++
 			continue
 		}
-		if (size[2, c] == size[1, c])
+		both++
+		if (layout[2, c] == layout[1, c])
 			continue
 		grown[++n] = c
 		for (r = 1; r <= 3; r++)
@@ -61,9 +63,10 @@ END {
 		for (j = i; j > 1 && kb[3, grown[j]] > kb[3, grown[j - 1]]; j--) {
 			t = grown[j]; grown[j] = grown[j - 1]; grown[j - 1] = t
 		}
-	printf "\n%d slab caches have larger objects than without the option", n
-	printf " (slab_size, bytes; their slabs, kB):\n"
-	printf "  %-24s %9s %9s %9s %10s %10s %10s\n", "cache", "out", "in",
+	printf "\n%d of %d slab caches are laid out otherwise than without the option\n",
+		n, both
+	printf "(slab_size/objects per slab/pages per slab; their slabs, kB):\n"
+	printf "  %-24s %12s %12s %9s %10s %10s %10s\n", "cache", "out", "in",
 		"objects", "kB out", "kB off", "kB on"
 	for (i = 1; i <= n; i++) {
 		c = grown[i]
@@ -71,10 +74,10 @@ END {
 			printf "  ... %d more\n", n - 25
 			break
 		}
-		printf "  %-24s %9d %9d %9d %10d %10d %10d\n", c, size[1, c],
-			size[2, c], objs[3, c], kb[1, c], kb[2, c], kb[3, c]
+		printf "  %-24s %12s %12s %9d %10d %10d %10d\n", c, layout[1, c],
+			layout[2, c], objs[3, c], kb[1, c], kb[2, c], kb[3, c]
 	}
-	printf "  %-24s %9s %9s %9s %10d %10d %10d\n", "all of them", "", "", "",
+	printf "  %-24s %12s %12s %9s %10d %10d %10d\n", "all of them", "", "", "",
 		total[1], total[2], total[3]
 	if (only)
 		printf "%d caches exist in one kernel only (merged differently)\n", only
