@@ -148,10 +148,11 @@ guest_layer() {
 		"$H" boot "$flavor" never > "$LOGS/boot-$flavor-never.log" 2>&1
 		guest_results "$flavor" never ;;
 	esac
-	[ "$flavor" = guest ] && slab_layouts
-	# time_stats against busy waits of known lengths, in a boot whose
-	# time counts instructions, so that no figure depends on the host.
 	if [ "$flavor" = guest ]; then
+		slab_layouts
+		# time_stats against busy waits of known lengths, in a boot
+		# whose time counts instructions, so that no figure depends on
+		# the host.
 		"$H" boot "$flavor" clock > "$LOGS/boot-$flavor-clock.log" 2>&1
 		guest_results "$flavor" clock
 	fi

@@ -54,14 +54,14 @@ END {
 		both++
 		if (layout[2, c] == layout[1, c])
 			continue
-		grown[++n] = c
+		changed[++n] = c
 		for (r = 1; r <= 3; r++)
 			total[r] += kb[r, c]
 	}
 	# Sorted by what they hold with profiling on, most first.
 	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && kb[3, grown[j]] > kb[3, grown[j - 1]]; j--) {
-			t = grown[j]; grown[j] = grown[j - 1]; grown[j - 1] = t
+		for (j = i; j > 1 && kb[3, changed[j]] > kb[3, changed[j - 1]]; j--) {
+			t = changed[j]; changed[j] = changed[j - 1]; changed[j - 1] = t
 		}
 	printf "\n%d of %d slab caches are laid out otherwise than without the option\n",
 		n, both
@@ -69,7 +69,7 @@ END {
 	printf "  %-24s %12s %12s %9s %10s %10s %10s\n", "cache", "out", "in",
 		"objects", "kB out", "kB off", "kB on"
 	for (i = 1; i <= n; i++) {
-		c = grown[i]
+		c = changed[i]
 		if (i > 25) {
 			printf "  ... %d more\n", n - 25
 			break
