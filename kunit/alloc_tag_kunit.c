@@ -24,8 +24,8 @@ static struct alloc_tag *find_tag(unsigned int line)
 {
 	struct alloc_tag *tag;
 
-	for (tag = (struct alloc_tag *)__start_alloc_tags;
-	     tag < (struct alloc_tag *)__stop_alloc_tags; tag++)
+	for (tag = (struct alloc_tag *)__codetag_start_alloc_tags;
+	     tag < (struct alloc_tag *)__codetag_stop_alloc_tags; tag++)
 		if (tag->ct.lineno == line && !strcmp(tag->ct.filename, __FILE__))
 			return tag;
 	return NULL;

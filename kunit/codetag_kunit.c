@@ -25,9 +25,7 @@ static_assert(sizeof(struct test_tag) % 8 == 0);
 
 /* A tag at the line this is expanded at, which is stored in *line. */
 #define TEST_TAG(cls, line) ({						\
-	CODETAG_DEFINE(struct test_tag, _tag, codetag_test) = {		\
-		.ct = CODE_TAG_INIT, .class = cls,			\
-	};								\
+	CODETAG_DEFINE(struct test_tag, _tag, codetag_test, .class = cls); \
 	*(line) = __LINE__;						\
 	&_tag;								\
 })
@@ -81,8 +79,10 @@ static const char *test_tag_class(const struct codetag *ct)
 	return container_of(ct, struct test_tag, ct)->class;
 }
 
+CODETAG_DEFINE_BOUNDS(codetag_test);
+
 static const struct codetag_type_desc test_desc = {
-	.section	= "codetag_test",
+	CODETAG_TYPE_INIT(codetag_test),
 	.tag_size	= sizeof(struct test_tag),
 	.tag_class	= test_tag_class,
 };
@@ -207,12 +207,16 @@ static void codetag_test_register_errors(struct kunit *test)
 	struct codetag_test_ctx *ctx = test->priv;
 	struct codetag_type_desc desc = test_desc;
 
-	/* The section already has a type: the one init registered. */
+	/* The name already has a type: the one init registered. */
 	KUNIT_EXPECT_EQ(test, PTR_ERR(codetag_register_type(&desc)), -EBUSY);
 
-	desc.section = "no_such_section";
+	desc.name = NULL;
 	KUNIT_EXPECT_EQ(test, PTR_ERR(codetag_register_type(&desc)), -EINVAL);
-	desc.section = NULL;
+	desc.name = "";
+	KUNIT_EXPECT_EQ(test, PTR_ERR(codetag_register_type(&desc)), -EINVAL);
+	/* One character too long for a module section's type name. */
+	desc.name = "codetag_test_name_of_32_chars_xx";
+	KUNIT_EXPECT_EQ(test, strlen(desc.name), 32);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(codetag_register_type(&desc)), -EINVAL);
 
 	desc = test_desc;
@@ -221,8 +225,28 @@ static void codetag_test_register_errors(struct kunit *test)
 	desc.tag_size = sizeof(struct codetag) - 8;
 	KUNIT_EXPECT_EQ(test, PTR_ERR(codetag_register_type(&desc)), -EINVAL);
 
-	desc = test_desc;
 	KUNIT_EXPECT_STREQ(test, codetag_type_name(ctx->cttype), "codetag_test");
+}
+
+/* A type whose tags are all in modules has none in vmlinux. */
+static void codetag_test_register_no_tags(struct kunit *test)
+{
+	struct codetag_type_desc desc = {
+		.name = "codetag_test_none",
+		.tag_size = sizeof(struct test_tag),
+		.vmlinux = { .modname = "vmlinux" },
+	};
+	struct codetag_iterator iter;
+	struct codetag_type *cttype;
+
+	cttype = codetag_register_type(&desc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cttype));
+	KUNIT_EXPECT_STREQ(test, codetag_type_name(cttype), "codetag_test_none");
+	codetag_lock_type(cttype);
+	codetag_iter_init(&iter, cttype);
+	KUNIT_EXPECT_NULL(test, codetag_next(&iter));
+	codetag_unlock_type(cttype);
+	codetag_unregister_type(cttype);
 }
 
 static void codetag_test_format(struct kunit *test)
@@ -641,6 +665,7 @@ static struct kunit_case codetag_test_cases[] = {
 	KUNIT_CASE(codetag_test_iterate_finds_declared_tags),
 	KUNIT_CASE(codetag_test_iterate_resume_everywhere),
 	KUNIT_CASE(codetag_test_register_errors),
+	KUNIT_CASE(codetag_test_register_no_tags),
 	KUNIT_CASE(codetag_test_format),
 	KUNIT_CASE(codetag_test_parse_accepts),
 	KUNIT_CASE(codetag_test_parse_rejects),

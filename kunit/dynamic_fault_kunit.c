@@ -23,6 +23,14 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+CODETAG_DECLARE_BOUNDS(alloc_tags);
+CODETAG_DECLARE_BOUNDS(dynamic_faults);
+
+static const struct codetag_section vmlinux_alloc_tags =
+	CODETAG_VMLINUX_TAGS(alloc_tags);
+static const struct codetag_section vmlinux_faults =
+	CODETAG_VMLINUX_TAGS(dynamic_faults);
+
 /* ---- Fault points under test ------------------------------------------- */
 
 static noinline bool dft_point_a(void)
@@ -94,12 +102,12 @@ static noinline void __percpu *dft_alloc_percpu(void)
 /* ---- Helpers ----------------------------------------------------------- */
 
 /* The tag of @section defined in function @func of this file. */
-static struct codetag *find_ct(struct codetag *start, struct codetag *stop,
+static struct codetag *find_ct(const struct codetag_section *sect,
 			       size_t size, const char *func)
 {
 	struct codetag *ct;
 
-	for (ct = start; ct < stop; ct = (void *)ct + size)
+	for (ct = sect->start; ct < sect->stop; ct = (void *)ct + size)
 		if (!strcmp(ct->function, func) &&
 		    !strcmp(ct->filename, __FILE__))
 			return ct;
@@ -108,8 +116,7 @@ static struct codetag *find_ct(struct codetag *start, struct codetag *stop,
 
 static struct dynamic_fault *find_point(struct kunit *test, const char *func)
 {
-	struct codetag *ct = find_ct(__start_dynamic_faults,
-				     __stop_dynamic_faults,
+	struct codetag *ct = find_ct(&vmlinux_faults,
 				     sizeof(struct dynamic_fault), func);
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ct, "no fault point in %s()", func);
@@ -451,7 +458,7 @@ static void dynamic_fault_test_malformed(struct kunit *test)
 
 static struct alloc_tag *find_alloc_tag(struct kunit *test, const char *func)
 {
-	struct codetag *ct = find_ct(__start_alloc_tags, __stop_alloc_tags,
+	struct codetag *ct = find_ct(&vmlinux_alloc_tags,
 				     sizeof(struct alloc_tag), func);
 
 	KUNIT_ASSERT_NOT_NULL_MSG(test, ct, "no allocation tag in %s()", func);
@@ -551,13 +558,13 @@ static void dynamic_fault_memory_exit(struct kunit *test)
 	kmem_cache_destroy(dft_cache);
 }
 
-static unsigned int count_ct(struct codetag *start, struct codetag *stop,
+static unsigned int count_ct(const struct codetag_section *sect,
 			     size_t size, const char *func)
 {
 	unsigned int n = 0;
 	struct codetag *ct;
 
-	for (ct = start; ct < stop; ct = (void *)ct + size)
+	for (ct = sect->start; ct < sect->stop; ct = (void *)ct + size)
 		n += !strcmp(ct->function, func) && !strcmp(ct->filename, __FILE__);
 	return n;
 }
@@ -572,13 +579,11 @@ static void dynamic_fault_test_one_tag_per_site(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(funcs); i++) {
-		KUNIT_EXPECT_EQ_MSG(test, count_ct(__start_alloc_tags,
-						   __stop_alloc_tags,
+		KUNIT_EXPECT_EQ_MSG(test, count_ct(&vmlinux_alloc_tags,
 						   sizeof(struct alloc_tag),
 						   funcs[i]), 1U,
 				    "allocation tags in %s()", funcs[i]);
-		KUNIT_EXPECT_EQ_MSG(test, count_ct(__start_dynamic_faults,
-						   __stop_dynamic_faults,
+		KUNIT_EXPECT_EQ_MSG(test, count_ct(&vmlinux_faults,
 						   sizeof(struct dynamic_fault),
 						   funcs[i]), 1U,
 				    "fault points in %s()", funcs[i]);
@@ -685,7 +690,8 @@ static void dynamic_fault_test_state(struct kunit *test)
 static void dynamic_fault_test_index(struct kunit *test)
 {
 	struct dynamic_fault *df = find_point(test, "dft_point_a");
-	unsigned int index = df - (struct dynamic_fault *)__start_dynamic_faults;
+	struct dynamic_fault *first = (void *)vmlinux_faults.start;
+	unsigned int index = df - first;
 
 	KUNIT_EXPECT_EQ(test, control("index %u enable", index), 1);
 	KUNIT_EXPECT_TRUE(test, dft_point_a());

@@ -144,9 +144,9 @@ static void errcode_test_to_user(struct kunit *test)
 static void errcode_test_exhaustion(struct kunit *test)
 {
 	struct errcode_tag tags[3] = {
-		{ .ct = CODE_TAG_INIT, .class = EINVAL, .code = EINVAL },
-		{ .ct = CODE_TAG_INIT, .class = ENOMEM, .code = ENOMEM },
-		{ .ct = CODE_TAG_INIT, .class = EIO, .code = EIO },
+		{ .ct = CODETAG_INIT, .class = EINVAL, .code = EINVAL },
+		{ .ct = CODETAG_INIT, .class = ENOMEM, .code = ENOMEM },
+		{ .ct = CODETAG_INIT, .class = EIO, .code = EIO },
 	};
 
 	KUNIT_EXPECT_EQ(test, errcode_test_assign(tags, 3, 1), 1U);

@@ -16,13 +16,15 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
+CODETAG_DECLARE_BOUNDS(time_stats);
+
 /* 6.1 has no abs_diff(). */
 static u64 diff_u64(u64 a, u64 b)
 {
 	return a > b ? a - b : b - a;
 }
 
-static struct codetag_time_stats *test_site(void)
+static struct time_stats_tag *test_site(void)
 {
 	DEFINE_TIME_STATS_TAG(site);
 
@@ -126,7 +128,7 @@ static u64 exact_sqrt_ratio(__uint128_t num, u64 den, u64 hi)
 static void check_distribution(struct kunit *test, unsigned int d,
 			       unsigned int n, u64 *samples)
 {
-	struct codetag_time_stats *ts = test_site();
+	struct time_stats_tag *ts = test_site();
 	u64 total = 0, t = 1ULL << 41, stddev;
 	struct time_stats_summary s;
 	struct rnd_state rnd;
@@ -190,7 +192,7 @@ static void time_stats_test_distributions(struct kunit *test)
 /* The 1/32 bound is the worst case: a bucket's full width is 1/16. */
 static void time_stats_test_bucket_edges(struct kunit *test)
 {
-	struct codetag_time_stats *ts = test_site();
+	struct time_stats_tag *ts = test_site();
 	static const u64 values[] = {
 		0, 1, 31, 32, 33, 63, 64, 65, 1023, 1024, 1087, 1088,
 		999999, 1000000, (1ULL << 39) - 1, 1ULL << 39,
@@ -216,7 +218,7 @@ static void time_stats_test_bucket_edges(struct kunit *test)
 
 static void time_stats_test_reset(struct kunit *test)
 {
-	struct codetag_time_stats *ts = test_site();
+	struct time_stats_tag *ts = test_site();
 	struct time_stats_summary s;
 
 	time_stats_record(ts, 100, 200);
@@ -239,7 +241,7 @@ static void time_stats_test_reset(struct kunit *test)
 #define PER_THREAD	100000
 
 struct recorder {
-	struct codetag_time_stats *ts;
+	struct time_stats_tag *ts;
 	struct completion done;
 	struct task_struct *task;
 };
@@ -292,17 +294,17 @@ static noinline void timed_sleep(void)
 {
 	u64 t;
 
-	code_tag_time_stats_start(t);
+	time_stats_start(t);
 	msleep(20);
-	code_tag_time_stats_end(t);
+	time_stats_end(t);
 }
 
-static struct codetag_time_stats *find_site(const char *func)
+static struct time_stats_tag *find_site(const char *func)
 {
-	struct codetag_time_stats *ts;
+	struct time_stats_tag *ts;
 
-	for (ts = (void *)__start_time_stats;
-	     ts < (struct codetag_time_stats *)__stop_time_stats; ts++)
+	for (ts = (void *)__codetag_start_time_stats;
+	     ts < (struct time_stats_tag *)__codetag_stop_time_stats; ts++)
 		if (!strcmp(ts->ct.function, func))
 			return ts;
 	return NULL;
@@ -310,7 +312,7 @@ static struct codetag_time_stats *find_site(const char *func)
 
 static void time_stats_test_macros(struct kunit *test)
 {
-	struct codetag_time_stats *ts = find_site("timed_sleep");
+	struct time_stats_tag *ts = find_site("timed_sleep");
 	struct time_stats_summary s;
 
 	KUNIT_ASSERT_NOT_NULL(test, ts);

@@ -220,7 +220,7 @@ static void set_module_refs(struct alloc_tag_module *am, bool on)
 static struct list_head *find_ref_range(unsigned int nr, unsigned int *first)
 {
 	unsigned int next = nr_alloc_tags_vmlinux() + 1;
-	unsigned int limit = ALLOC_TAG_CTX_FIRST_REF;
+	unsigned int limit = ALLOC_TAG_REF_LIMIT;
 	struct alloc_tag_module *am;
 
 	list_for_each_entry(am, &alloc_tag_modules, link) {
@@ -897,7 +897,7 @@ static void __init number_vmlinux_tags(void)
 	unsigned int ref;
 
 	for (ref = 1; tag < alloc_tags_vmlinux_end(); ref++, tag++) {
-		if (ref >= ALLOC_TAG_CTX_FIRST_REF) {
+		if (ref >= ALLOC_TAG_REF_LIMIT) {
 			pr_warn("no page reference numbers left for %td tags: their page allocations are not charged\n",
 				alloc_tags_vmlinux_end() - tag);
 			return;
@@ -971,8 +971,10 @@ static struct ctl_table alloc_tag_sysctls[] = {
 
 /* ---- Init -------------------------------------------------------------- */
 
+CODETAG_DEFINE_BOUNDS(alloc_tags);
+
 static const struct codetag_type_desc alloc_tag_desc = {
-	.section	= "alloc_tags",
+	CODETAG_TYPE_INIT(alloc_tags),
 	.tag_size	= sizeof(struct alloc_tag),
 	.module_load	= alloc_tag_module_load,
 	.module_unload	= alloc_tag_module_unload,

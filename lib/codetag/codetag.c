@@ -3,9 +3,9 @@
  * Code tag registry.
  *
  * Tags are static structs that the compiler places in one ELF section per
- * tag type. This file finds them: in vmlinux through the linker's
- * __start_/__stop_ symbols, in modules through the section headers the
- * module loader hands over before a module's code first runs. Applications
+ * tag type. This file finds them: in vmlinux between the markers each type
+ * defines (CODETAG_DEFINE_BOUNDS()), in modules through the section headers
+ * the module loader hands over before a module's code first runs. Applications
  * register a type, iterate its tags, and let users select tags with one
  * shared query language.
  *
@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/moduleloader.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/rwsem.h>
 #include <linux/seq_buf.h>
 #include <linux/seq_file.h>
@@ -44,36 +45,24 @@
 
 /* ---- Sections ---------------------------------------------------------- */
 
-#define CODETAG_SECTION_ENTRY(sym) {					\
-	.name = __stringify(sym),					\
-	.vmlinux = { __start_##sym, __stop_##sym, "vmlinux" },		\
-}
+/* Longest tag type name: the rest of a module section's name must fit. */
+#define CODETAG_TYPE_NAME_MAX	32
 
 /*
- * Each tag section's name and its tags in vmlinux: one entry per section
- * of CODETAG_SECTIONS() in include/asm-generic/vmlinux.lds.h.
+ * The type name of a module section "<type>.1.codetag", copied to @type;
+ * false for any other section.
  */
-static struct {
-	const char *name;
-	struct codetag_section vmlinux;
-} codetag_sections[] = {
-	CODETAG_SECTION_ENTRY(codetag_test),
-	CODETAG_SECTION_ENTRY(alloc_tags),
-	CODETAG_SECTION_ENTRY(dynamic_faults),
-	CODETAG_SECTION_ENTRY(time_stats),
-	CODETAG_SECTION_ENTRY(error_codes),
-};
-
-#define NR_CODETAG_SECTIONS	ARRAY_SIZE(codetag_sections)
-
-static int codetag_section_id(const char *name)
+static bool codetag_section_type(const char *secname, char *type)
 {
-	int i;
+	size_t len = strlen(secname);
+	size_t suffix = strlen(".1.codetag");
 
-	for (i = 0; i < (int)NR_CODETAG_SECTIONS; i++)
-		if (!strcmp(name, codetag_sections[i].name))
-			return i;
-	return -1;
+	if (len <= suffix || len - suffix >= CODETAG_TYPE_NAME_MAX ||
+	    strcmp(secname + len - suffix, ".1.codetag"))
+		return false;
+	memcpy(type, secname, len - suffix);
+	type[len - suffix] = '\0';
+	return true;
 }
 
 /* ---- State ------------------------------------------------------------- */
@@ -83,19 +72,25 @@ static int codetag_section_id(const char *name)
  * @link: entry in codetag_modules
  * @mod: the module; NULL once it has been unloaded
  * @name: copy of the module name, valid for as long as tags are kept
- * @sections: its tags, per section; start is NULL where it has none
  * @nr_kept: number of types that kept their tags after unload
  * @core_mem: module memory the kept tags live in, freed with the last one
  * @data_mem: separate data allocation on architectures that have one
+ * @nr_sections: number of its tag sections
+ * @sections: its tag sections, each with the name of its type, including
+ *	those of types not registered yet
  */
 struct codetag_module {
 	struct list_head link;
 	struct module *mod;
 	char name[MODULE_NAME_LEN];
-	struct codetag_section sections[NR_CODETAG_SECTIONS];
 	unsigned int nr_kept;
 	void *core_mem;
 	void *data_mem;
+	unsigned int nr_sections;
+	struct {
+		char type[CODETAG_TYPE_NAME_MAX];
+		struct codetag_section sect;
+	} sections[];
 };
 
 /**
@@ -119,7 +114,6 @@ struct codetag_range {
  * struct codetag_type - a registered tag type
  * @link: entry in codetag_types
  * @desc: what the application registered
- * @sid: index of its section
  * @sem: protects @ranges for iterators
  * @ranges: its ranges, in load order
  * @next_seq: seq of the next range added
@@ -129,7 +123,6 @@ struct codetag_range {
 struct codetag_type {
 	struct list_head link;
 	struct codetag_type_desc desc;
-	int sid;
 	struct rw_semaphore sem;
 	struct list_head ranges;
 	u64 next_seq;
@@ -165,11 +158,23 @@ static bool section_fits_type(const struct codetag_type_desc *desc,
 	if (section_size(sect) % desc->tag_size ||
 	    !IS_ALIGNED((unsigned long)sect->start, 8)) {
 		pr_err("%s: section %s (%zu bytes) is not an aligned array of %zu-byte tags\n",
-		       sect->modname, desc->section, section_size(sect),
+		       sect->modname, desc->name, section_size(sect),
 		       desc->tag_size);
 		return false;
 	}
 	return true;
+}
+
+/* The module's tags of type @type, or NULL if it has none. */
+static struct codetag_section *module_section(struct codetag_module *cmod,
+					      const char *type)
+{
+	unsigned int i;
+
+	for (i = 0; i < cmod->nr_sections; i++)
+		if (!strcmp(cmod->sections[i].type, type))
+			return &cmod->sections[i].sect;
+	return NULL;
 }
 
 /* Caller holds codetag_mutex. */
@@ -190,7 +195,7 @@ static int type_add_range(struct codetag_type *cttype,
 		err = cttype->desc.module_load(cttype, sect);
 		if (err) {
 			pr_err("%s: %s refused the module's tags: %d\n",
-			       cmod->name, cttype->desc.section, err);
+			       cmod->name, cttype->desc.name, err);
 			kfree(range);
 			return err;
 		}
@@ -248,60 +253,59 @@ static void put_kept_module(struct codetag_module *cmod)
  *
  * Finds the type's tags in vmlinux and in every module loaded so far, and
  * from now on in every module that is loaded, calling @desc->module_load
- * for each module. The section must be one of CODETAG_SECTIONS() in vmlinux.lds.h.
+ * for each module. Initialize @desc with CODETAG_TYPE_INIT().
  *
  * Context: process context; takes codetag_mutex.
  * Return: the type, or an ERR_PTR(): -EINVAL for a bad descriptor, -EBUSY
- * if the section already has a type, -ENOMEM, or a module_load error.
+ * if a type of that name is registered, -ENOMEM, or a module_load error.
  */
 struct codetag_type *codetag_register_type(const struct codetag_type_desc *desc)
 {
 	struct codetag_type *cttype, *other;
 	struct codetag_range *range, *tmp;
 	struct codetag_module *cmod;
-	int sid, err;
+	int err;
 
-	sid = desc->section ? codetag_section_id(desc->section) : -1;
-	if (sid < 0) {
-		pr_err("no tag section '%s' (see CODETAG_SECTIONS in vmlinux.lds.h)\n",
-		       desc->section ?: "(null)");
+	if (!desc->name || !*desc->name ||
+	    strlen(desc->name) >= CODETAG_TYPE_NAME_MAX) {
+		pr_err("a tag type needs a name of 1 to %d characters\n",
+		       CODETAG_TYPE_NAME_MAX - 1);
 		return ERR_PTR(-EINVAL);
 	}
 	if (desc->tag_size < sizeof(struct codetag) || desc->tag_size % 8) {
 		pr_err("%s: tag size %zu is not a multiple of 8 holding a struct codetag\n",
-		       desc->section, desc->tag_size);
+		       desc->name, desc->tag_size);
 		return ERR_PTR(-EINVAL);
 	}
-	if (!section_fits_type(desc, &codetag_sections[sid].vmlinux))
+	if (!section_fits_type(desc, &desc->vmlinux))
 		return ERR_PTR(-EINVAL);
 
 	cttype = kzalloc(sizeof(*cttype), GFP_KERNEL);
 	if (!cttype)
 		return ERR_PTR(-ENOMEM);
 	cttype->desc = *desc;
-	cttype->sid = sid;
 	cttype->next_seq = 1;
 	init_rwsem(&cttype->sem);
 	INIT_LIST_HEAD(&cttype->ranges);
 
 	mutex_lock(&codetag_mutex);
 	list_for_each_entry(other, &codetag_types, link) {
-		if (other->sid == sid) {
-			pr_err("%s: type already registered\n", desc->section);
+		if (!strcmp(other->desc.name, desc->name)) {
+			pr_err("%s: type already registered\n", desc->name);
 			err = -EBUSY;
 			goto out_unlock;
 		}
 	}
 
-	err = type_add_range(cttype, &codetag_sections[sid].vmlinux, NULL);
+	err = type_add_range(cttype, &cttype->desc.vmlinux, NULL);
 	if (err)
 		goto out_unlock;
 
 	list_for_each_entry(cmod, &codetag_modules, link) {
-		struct codetag_section *sect = &cmod->sections[sid];
+		struct codetag_section *sect = module_section(cmod, desc->name);
 
 		/* Modules kept for another type stay out of this one. */
-		if (!cmod->mod || !sect->start)
+		if (!cmod->mod || !sect)
 			continue;
 		if (!section_fits_type(desc, sect))
 			continue;
@@ -360,11 +364,12 @@ EXPORT_SYMBOL_GPL(codetag_unregister_type);
  * codetag_type_name() - name of a tag type
  * @cttype: the type
  *
- * Return: its section name, which names the type in every listing.
+ * Return: the name it was registered with, which names its section and
+ * the type in every listing.
  */
 const char *codetag_type_name(const struct codetag_type *cttype)
 {
-	return cttype->desc.section;
+	return cttype->desc.name;
 }
 EXPORT_SYMBOL_GPL(codetag_type_name);
 
@@ -447,40 +452,44 @@ static void unregister_module_ranges(struct codetag_module *cmod)
 int codetag_load_module(struct module *mod, const struct elf_shdr *sechdrs,
 			unsigned int shnum, const char *secstrings)
 {
-	struct codetag_module *cmod = NULL;
+	char type[CODETAG_TYPE_NAME_MAX];
+	struct codetag_module *cmod;
 	struct codetag_type *cttype;
-	unsigned int i;
-	int sid, err = 0;
+	unsigned int i, n = 0;
+	int err = 0;
 
+	for (i = 1; i < shnum; i++)
+		if ((sechdrs[i].sh_flags & SHF_ALLOC) && sechdrs[i].sh_size &&
+		    codetag_section_type(secstrings + sechdrs[i].sh_name, type))
+			n++;
+	if (!n)
+		return 0;
+
+	cmod = kzalloc(struct_size(cmod, sections, n), GFP_KERNEL);
+	if (!cmod)
+		return -ENOMEM;
+	cmod->mod = mod;
+	strscpy(cmod->name, mod->name, sizeof(cmod->name));
 	for (i = 1; i < shnum; i++) {
 		const struct elf_shdr *shdr = &sechdrs[i];
 		struct codetag_section *sect;
 
-		if (!(shdr->sh_flags & SHF_ALLOC) || !shdr->sh_size)
+		if (!(shdr->sh_flags & SHF_ALLOC) || !shdr->sh_size ||
+		    !codetag_section_type(secstrings + shdr->sh_name, type))
 			continue;
-		sid = codetag_section_id(secstrings + shdr->sh_name);
-		if (sid < 0)
-			continue;
-		if (!cmod) {
-			cmod = kzalloc(sizeof(*cmod), GFP_KERNEL);
-			if (!cmod)
-				return -ENOMEM;
-			cmod->mod = mod;
-			strscpy(cmod->name, mod->name, sizeof(cmod->name));
-		}
-		sect = &cmod->sections[sid];
+		strscpy(cmod->sections[cmod->nr_sections].type, type,
+			CODETAG_TYPE_NAME_MAX);
+		sect = &cmod->sections[cmod->nr_sections++].sect;
 		sect->start = (struct codetag *)shdr->sh_addr;
 		sect->stop = (void *)sect->start + shdr->sh_size;
 		sect->modname = cmod->name;
 	}
-	if (!cmod)
-		return 0;
 
 	mutex_lock(&codetag_mutex);
 	list_for_each_entry(cttype, &codetag_types, link) {
-		struct codetag_section *sect = &cmod->sections[cttype->sid];
+		struct codetag_section *sect = module_section(cmod, cttype->desc.name);
 
-		if (!sect->start)
+		if (!sect)
 			continue;
 		if (!section_fits_type(&cttype->desc, sect))
 			err = -ENOEXEC;
@@ -1245,7 +1254,7 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 	for (i = 0; i < nr; i++) {
 		if (cmds[i].query.class && !cttype->desc.tag_class) {
 			pr_err("%s: tags have no class, 'class %s' cannot match\n",
-			       cttype->desc.section, cmds[i].query.class);
+			       cttype->desc.name, cmds[i].query.class);
 			ret = -EINVAL;
 			goto out;
 		}
@@ -1260,7 +1269,7 @@ ssize_t codetag_control_apply(struct codetag_type *cttype,
 		if (!apply_query(cttype, &cmds[i].query, ops,
 				 CODETAG_PASS_COUNT, NULL)) {
 			pr_err("%s: command %d matches no tag\n",
-			       cttype->desc.section, i + 1);
+			       cttype->desc.name, i + 1);
 			ret = -ENOENT;
 			break;
 		}
@@ -1336,7 +1345,7 @@ ssize_t codetag_control_write(struct codetag_type *cttype,
 
 	if (len > CODETAG_CONTROL_MAX) {
 		pr_err("%s: command too long (%zu bytes, at most %lu)\n",
-		       cttype->desc.section, len, CODETAG_CONTROL_MAX);
+		       cttype->desc.name, len, CODETAG_CONTROL_MAX);
 		return -E2BIG;
 	}
 	buf = memdup_user_nul(ubuf, len);
@@ -1358,7 +1367,7 @@ static int types_show(struct seq_file *m, void *v)
 
 	mutex_lock(&codetag_mutex);
 	list_for_each_entry(cttype, &codetag_types, link) {
-		seq_puts(m, cttype->desc.section);
+		seq_puts(m, cttype->desc.name);
 		down_read(&cttype->sem);
 		list_for_each_entry(range, &cttype->ranges, link)
 			seq_printf(m, " %s%s:%zu", range->sect->modname,

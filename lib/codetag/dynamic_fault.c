@@ -643,8 +643,10 @@ static bool dynamic_fault_module_unload(struct codetag_type *cttype,
 	return false;
 }
 
+CODETAG_DEFINE_BOUNDS(dynamic_faults);
+
 static const struct codetag_type_desc dynamic_fault_desc = {
-	.section	= "dynamic_faults",
+	CODETAG_TYPE_INIT(dynamic_faults),
 	.tag_size	= sizeof(struct dynamic_fault),
 	.tag_class	= dynamic_fault_class,
 	.module_unload	= dynamic_fault_module_unload,

@@ -203,8 +203,10 @@ late_initcall(errcode_debugfs_init);
 
 /* ---- Tag type ---------------------------------------------------------- */
 
+CODETAG_DEFINE_BOUNDS(error_codes);
+
 static const struct codetag_type_desc errcode_desc = {
-	.section	= "error_codes",
+	CODETAG_TYPE_INIT(error_codes),
 	.tag_size	= sizeof(struct errcode_tag),
 	.module_load	= errcode_module_load,
 	.module_unload	= errcode_module_unload,

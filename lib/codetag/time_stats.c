@@ -129,7 +129,7 @@ static void pcpu_reset(struct time_stats_pcpu __percpu *pcpu)
  * First recording at @ts: allocate without sleeping, since sites are
  * wherever code waits; a site that loses the race frees its copy.
  */
-static struct time_stats_data *time_stats_alloc(struct codetag_time_stats *ts)
+static struct time_stats_data *time_stats_alloc(struct time_stats_tag *ts)
 {
 	const gfp_t gfp = GFP_NOWAIT | __GFP_NOWARN;
 	struct time_stats_data *d = NULL, *old;
@@ -180,7 +180,7 @@ EXPORT_SYMBOL_GPL(time_stats_clock);
  * Context: any but NMI; takes no lock, allocates (without sleeping) at a
  * site's first recording.
  */
-void time_stats_record(struct codetag_time_stats *ts, u64 start, u64 end)
+void time_stats_record(struct time_stats_tag *ts, u64 start, u64 end)
 {
 	struct time_stats_data *d = READ_ONCE(ts->data);
 	u64 ns = end > start ? end - start : 0;
@@ -255,7 +255,7 @@ static __uint128_t div_u128_u64(__uint128_t n, u64 d)
  *
  * Return: false if the site has never recorded (@sum is then zeroed).
  */
-bool time_stats_summarize(struct codetag_time_stats *ts,
+bool time_stats_summarize(struct time_stats_tag *ts,
 			  struct time_stats_summary *sum)
 {
 	struct time_stats_data *d = READ_ONCE(ts->data);
@@ -311,7 +311,7 @@ EXPORT_SYMBOL_GPL(time_stats_summarize);
  *
  * Its storage is kept. Recordings made meanwhile may be partly kept.
  */
-void time_stats_reset(struct codetag_time_stats *ts)
+void time_stats_reset(struct time_stats_tag *ts)
 {
 	struct time_stats_data *d = READ_ONCE(ts->data);
 	unsigned int b;
@@ -357,7 +357,7 @@ static int time_stats_parse(void *data, char **words, int nr_words)
 
 static void time_stats_apply(struct codetag *ct, const void *data)
 {
-	struct codetag_time_stats *ts = container_of(ct, struct codetag_time_stats, ct);
+	struct time_stats_tag *ts = container_of(ct, struct time_stats_tag, ct);
 	const enum time_stats_action *a = data;
 
 	switch (*a) {
@@ -455,7 +455,7 @@ static void seq_duration(struct seq_file *m, const char *what, u64 ns)
 
 static int time_stats_show(struct seq_file *m, struct codetag *ct)
 {
-	struct codetag_time_stats *ts = container_of(ct, struct codetag_time_stats, ct);
+	struct time_stats_tag *ts = container_of(ct, struct time_stats_tag, ct);
 	struct time_stats_summary s;
 	unsigned int i, u;
 
@@ -515,10 +515,10 @@ static const struct file_operations time_stats_fops = {
 static bool time_stats_module_unload(struct codetag_type *cttype,
 				     struct codetag_section *sect)
 {
-	struct codetag_time_stats *ts;
+	struct time_stats_tag *ts;
 
 	mutex_lock(&time_stats_mutex);
-	for (ts = (void *)sect->start; ts < (struct codetag_time_stats *)sect->stop; ts++) {
+	for (ts = (void *)sect->start; ts < (struct time_stats_tag *)sect->stop; ts++) {
 		struct time_stats_data *d = ts->data;
 
 		if (!d)
@@ -531,15 +531,17 @@ static bool time_stats_module_unload(struct codetag_type *cttype,
 	return false;
 }
 
+CODETAG_DEFINE_BOUNDS(time_stats);
+
 static const struct codetag_type_desc time_stats_desc = {
-	.section	= "time_stats",
-	.tag_size	= sizeof(struct codetag_time_stats),
+	CODETAG_TYPE_INIT(time_stats),
+	.tag_size	= sizeof(struct time_stats_tag),
 	.module_unload	= time_stats_module_unload,
 };
 
 static int __init time_stats_init(void)
 {
-	static_assert(sizeof(struct codetag_time_stats) % 8 == 0);
+	static_assert(sizeof(struct time_stats_tag) % 8 == 0);
 
 	time_stats_cttype = codetag_register_type(&time_stats_desc);
 	if (IS_ERR(time_stats_cttype)) {

@@ -138,19 +138,14 @@ static inline void alloc_sites_put(void)
  * when the module is loaded, before any of its code runs.
  */
 #define DEFINE_ALLOC_TAG(_name)						\
-	static struct alloc_tag _name __used __aligned(8)		\
-		__section("alloc_tags") = {	/* as CODETAG_DEFINE() */	\
-		.ct = CODE_TAG_INIT,					\
-		ALLOC_TAG_CTX_KEY_INIT					\
-	}
+	CODETAG_DEFINE(struct alloc_tag, _name, alloc_tags,		\
+		       ALLOC_TAG_CTX_KEY_INIT)
 #else
 #define DEFINE_ALLOC_TAG(_name)						\
 	static DEFINE_PER_CPU(struct alloc_tag_counters, _name##_counters); \
-	CODETAG_DEFINE(struct alloc_tag, _name, alloc_tags) = {		\
-		.ct = CODE_TAG_INIT,					\
-		.counters = &_name##_counters,				\
-		ALLOC_TAG_CTX_KEY_INIT					\
-	}
+	CODETAG_DEFINE(struct alloc_tag, _name, alloc_tags,		\
+		       .counters = &_name##_counters,			\
+		       ALLOC_TAG_CTX_KEY_INIT)
 #endif
 
 struct alloc_tag_counters alloc_tag_read(const struct alloc_tag *tag);

@@ -46,11 +46,11 @@ struct codetag {
 #define CODETAG_TYPE_FLAG(n)	BIT(8 + (n))
 
 /**
- * CODE_TAG_INIT - initializer naming the call site it is expanded at
+ * CODETAG_INIT - initializer naming the call site it is expanded at
  *
  * Must be expanded inside a function (it uses __func__).
  */
-#define CODE_TAG_INIT {					\
+#define CODETAG_INIT {					\
 	.flags		= 0,				\
 	.lineno		= __LINE__,			\
 	.modname	= KBUILD_MODNAME,		\
@@ -58,33 +58,78 @@ struct codetag {
 	.filename	= __FILE__,			\
 }
 
-/**
- * CODETAG_DEFINE - define a tag of type @tag_t in @section
- * @tag_t: the application's tag struct (embeds &struct codetag, is 8-byte
- *	aligned and a multiple of 8 bytes long)
- * @name: variable name
- * @section: section name, one listed in CODETAG_SECTIONS()
- *
- * Expand inside a function and follow with an initializer. The explicit
- * alignment stops the compiler from padding large objects to 32 bytes,
- * which would leave holes in the section array.
- */
-#define CODETAG_DEFINE(tag_t, name, section)				\
-	static tag_t name __used __aligned(8) __section(#section)
-
 /*
- * CODETAG_DECLARE_SECTION - declare the vmlinux bounds of a tag section
- *
- * CODETAG_SECTIONS() in include/asm-generic/vmlinux.lds.h defines them.
+ * The input section of the tags of type @type ("<type>.1.codetag"). In
+ * vmlinux, CODETAG_SECTIONS() in <asm-generic/vmlinux.lds.h> sorts every
+ * "*.codetag" section by name, so the type's two zero-sized markers in
+ * "<type>.0.codetag" and "<type>.2.codetag" (CODETAG_DEFINE_BOUNDS())
+ * bracket its tags. In a module, the loader hands this section over.
  */
-#define CODETAG_DECLARE_SECTION(name)					\
-	extern struct codetag __start_##name[], __stop_##name[]
+#define CODETAG_SECTION_NAME(type)	#type ".1.codetag"
 
-CODETAG_DECLARE_SECTION(codetag_test);
-CODETAG_DECLARE_SECTION(alloc_tags);
-CODETAG_DECLARE_SECTION(dynamic_faults);
-CODETAG_DECLARE_SECTION(time_stats);
-CODETAG_DECLARE_SECTION(error_codes);
+/**
+ * CODETAG_DEFINE - define a tag of type @tag_t at this line
+ * @tag_t: the application's tag struct (embeds &struct codetag as ``ct``,
+ *	is 8-byte aligned and a multiple of 8 bytes long)
+ * @name: variable name
+ * @type: the tag type's name, a C identifier (``alloc_tags``)
+ * @...: initializers of the application's own fields, if any
+ *
+ * Expand inside a function: the tag's &struct codetag names the line and
+ * the function it is expanded in. The explicit alignment stops the
+ * compiler from padding large objects to 32 bytes, which would leave holes
+ * in the section array.
+ */
+#define CODETAG_DEFINE(tag_t, name, type, ...)				\
+	static tag_t name __used __aligned(8)				\
+		__section(CODETAG_SECTION_NAME(type)) = {		\
+		.ct = CODETAG_INIT, __VA_ARGS__				\
+	}
+
+/**
+ * CODETAG_DECLARE_BOUNDS - declare where the tags of @type are in vmlinux
+ * @type: the tag type's name
+ *
+ * For code that indexes the tags of a type in vmlinux. The tags are the
+ * &struct codetag array between ``__codetag_start_<type>`` and
+ * ``__codetag_stop_<type>``, of the type's tag size.
+ */
+#define CODETAG_DECLARE_BOUNDS(type)					\
+	extern struct codetag __codetag_start_##type[];			\
+	extern struct codetag __codetag_stop_##type[]
+
+/**
+ * CODETAG_DEFINE_BOUNDS - mark where the tags of @type are in vmlinux
+ * @type: the tag type's name
+ *
+ * Expand once, at file scope, in the code that registers the type, and
+ * initialize its &struct codetag_type_desc with CODETAG_TYPE_INIT(@type).
+ * Code built as a module has no tags in vmlinux: there the markers are not
+ * defined and the type's range in vmlinux is empty.
+ */
+#ifdef MODULE
+#define CODETAG_DEFINE_BOUNDS(type)	CODETAG_DECLARE_BOUNDS(type)
+#define CODETAG_VMLINUX_TAGS(type)	{ .modname = "vmlinux" }
+#else
+#define CODETAG_DEFINE_BOUNDS(type)					\
+	CODETAG_DECLARE_BOUNDS(type);					\
+	struct codetag __codetag_start_##type[0] __used __aligned(8)	\
+		__section(#type ".0.codetag");				\
+	struct codetag __codetag_stop_##type[0] __used __aligned(8)	\
+		__section(#type ".2.codetag")
+#define CODETAG_VMLINUX_TAGS(type)					\
+	{ __codetag_start_##type, __codetag_stop_##type, "vmlinux" }
+#endif
+
+/**
+ * CODETAG_TYPE_INIT - the name and vmlinux tags of a type's description
+ * @type: the tag type's name, as given to CODETAG_DEFINE()
+ *
+ * For the initializer of a &struct codetag_type_desc, in the file that
+ * expands CODETAG_DEFINE_BOUNDS(@type).
+ */
+#define CODETAG_TYPE_INIT(type)						\
+	.name = #type, .vmlinux = CODETAG_VMLINUX_TAGS(type)
 
 /**
  * struct codetag_section - the tags of one type in vmlinux or in one module
@@ -102,8 +147,10 @@ struct codetag_type;
 
 /**
  * struct codetag_type_desc - what an application registers
- * @section: section name, one listed in CODETAG_SECTIONS()
+ * @name: the type's name, as given to CODETAG_DEFINE(): it names the
+ *	type's section and the type in every listing
  * @tag_size: size of the application's tag struct
+ * @vmlinux: the type's tags in vmlinux
  * @tag_class: optional; the class of a tag, for the ``class`` selector
  * @module_load: optional; a module with tags of this type is being loaded,
  *	before any of its code runs. An error fails the module load.
@@ -115,8 +162,9 @@ struct codetag_type;
  * they must not register types or load modules.
  */
 struct codetag_type_desc {
-	const char *section;
+	const char *name;
 	size_t tag_size;
+	struct codetag_section vmlinux;
 	const char *(*tag_class)(const struct codetag *ct);
 	int (*module_load)(struct codetag_type *cttype,
 			   struct codetag_section *sect);

@@ -80,12 +80,8 @@ struct dynamic_fault {
 
 /* Defines a fault point of class @_class named @_name at this line. */
 #define DEFINE_DYNAMIC_FAULT(_name, _class)				\
-	static struct dynamic_fault _name __used __aligned(8)		\
-		__section("dynamic_faults") = {	/* as CODETAG_DEFINE() */ \
-		.ct = CODE_TAG_INIT,					\
-		.class = _class,					\
-		.armed = STATIC_KEY_FALSE_INIT,				\
-	}
+	CODETAG_DEFINE(struct dynamic_fault, _name, dynamic_faults,	\
+		       .class = _class, .armed = STATIC_KEY_FALSE_INIT)
 
 bool __dynamic_fault(struct dynamic_fault *df);
 bool __memory_fault_pending(gfp_t gfp);

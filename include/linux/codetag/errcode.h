@@ -57,12 +57,8 @@ extern u16 errcode_classes[ERRCODE_NR];
  */
 #define ERR(_err) ({							\
 	enum { _errcode_class = (_err) };				\
-	static struct errcode_tag _errcode __used __aligned(8)		\
-		__section("error_codes") = {	/* as CODETAG_DEFINE() */ \
-		.ct = CODE_TAG_INIT,					\
-		.class = _errcode_class,				\
-		.code = _errcode_class,					\
-	};								\
+	CODETAG_DEFINE(struct errcode_tag, _errcode, error_codes,	\
+		       .class = _errcode_class, .code = _errcode_class);	\
 									\
 	BUILD_BUG_ON_MSG(_errcode_class <= 0 ||				\
 			 _errcode_class > ERRCODE_MAX_CLASS,		\

@@ -37,6 +37,9 @@
 #define ALLOC_TAG_CTX_FIRST_REF	BIT(ALLOC_TAG_REF_WIDTH)
 #endif
 
+/* Tags are numbered below it. */
+#define ALLOC_TAG_REF_LIMIT	ALLOC_TAG_CTX_FIRST_REF
+
 static inline bool alloc_tag_ref_is_ctx(unsigned int ref)
 {
 	return IS_ENABLED(CONFIG_MEM_ALLOC_PROFILING_CONTEXT) &&
@@ -90,14 +93,16 @@ struct alloc_tag_module_refs {
 
 extern struct alloc_tag_module_refs __rcu *alloc_tag_module_refs;
 
+CODETAG_DECLARE_BOUNDS(alloc_tags);
+
 static inline struct alloc_tag *alloc_tags_vmlinux(void)
 {
-	return (struct alloc_tag *)__start_alloc_tags;
+	return (struct alloc_tag *)__codetag_start_alloc_tags;
 }
 
 static inline struct alloc_tag *alloc_tags_vmlinux_end(void)
 {
-	return (struct alloc_tag *)__stop_alloc_tags;
+	return (struct alloc_tag *)__codetag_stop_alloc_tags;
 }
 
 /* Not for fast paths: the section's ends are known only at link time. */
@@ -121,7 +126,7 @@ static inline unsigned int alloc_tag_ref(unsigned int flags)
 /* The built-in tag numbered @ref, if it is one's: else past the section. */
 static inline struct alloc_tag *alloc_tag_vmlinux_of_ref(unsigned int ref)
 {
-	return (struct alloc_tag *)((unsigned long)__start_alloc_tags +
+	return (struct alloc_tag *)((unsigned long)alloc_tags_vmlinux() +
 				    (ref - 1UL) * sizeof(struct alloc_tag));
 }
 

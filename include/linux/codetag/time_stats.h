@@ -14,12 +14,12 @@
 struct time_stats_data;
 
 /**
- * struct codetag_time_stats - the statistics of one call site
+ * struct time_stats_tag - the statistics of one call site
  * @ct: its identity
  * @data: its statistics, allocated when the site first records a
  *	duration; NULL for a site that never did
  */
-struct codetag_time_stats {
+struct time_stats_tag {
 	struct codetag ct;
 	struct time_stats_data *data;
 };
@@ -43,24 +43,23 @@ static __always_inline bool time_stats_enabled(void)
 }
 
 #define DEFINE_TIME_STATS_TAG(_name)					\
-	static struct codetag_time_stats _name __used __aligned(8)	\
-		__section("time_stats") = { .ct = CODE_TAG_INIT }	/* as CODETAG_DEFINE() */
+	CODETAG_DEFINE(struct time_stats_tag, _name, time_stats)
 
 u64 time_stats_clock(void);
-void time_stats_record(struct codetag_time_stats *ts, u64 start, u64 end);
+void time_stats_record(struct time_stats_tag *ts, u64 start, u64 end);
 
 /**
- * code_tag_time_stats_start() - start timing
- * @_t: a u64 variable, handed to code_tag_time_stats_end()
+ * time_stats_start() - start timing
+ * @_t: a u64 variable, handed to time_stats_end()
  *
  * Context: any but NMI.
  */
-#define code_tag_time_stats_start(_t)					\
+#define time_stats_start(_t)					\
 	((_t) = time_stats_enabled() ? time_stats_clock() : 0)
 
 /**
- * code_tag_time_stats_end() - stop timing and record at this line
- * @_t: the variable code_tag_time_stats_start() was given
+ * time_stats_end() - stop timing and record at this line
+ * @_t: the variable time_stats_start() was given
  *
  * The duration since the start is recorded at the site of this line: the
  * end site names what was timed. Nothing is recorded if collection was
@@ -68,7 +67,7 @@ void time_stats_record(struct codetag_time_stats *ts, u64 start, u64 end);
  *
  * Context: any but NMI; takes no lock. Disabled, one static branch.
  */
-#define code_tag_time_stats_end(_t) do {				\
+#define time_stats_end(_t) do {				\
 	DEFINE_TIME_STATS_TAG(_ts_tag);					\
 	u64 _ts_start = (_t);						\
 									\
@@ -100,15 +99,15 @@ struct time_stats_summary {
 	u64 quantiles[TIME_STATS_NR_QUANTILES];
 };
 
-bool time_stats_summarize(struct codetag_time_stats *ts,
+bool time_stats_summarize(struct time_stats_tag *ts,
 			  struct time_stats_summary *sum);
-void time_stats_reset(struct codetag_time_stats *ts);
+void time_stats_reset(struct time_stats_tag *ts);
 int time_stats_control(const char *cmds);
 
 #else /* !CONFIG_CODETAG_TIME_STATS */
 
-#define code_tag_time_stats_start(_t)	((_t) = 0)
-#define code_tag_time_stats_end(_t)	((void)(_t))
+#define time_stats_start(_t)	((_t) = 0)
+#define time_stats_end(_t)	((void)(_t))
 
 #endif /* CONFIG_CODETAG_TIME_STATS */
 

@@ -272,8 +272,8 @@ DEFINE_BENCH_CALLS(row_clock, (int)ktime_get_ns())
 DEFINE_BENCH_CALLS(row_start_end, ({
 	u64 t;
 
-	code_tag_time_stats_start(t);
-	code_tag_time_stats_end(t);
+	time_stats_start(t);
+	time_stats_end(t);
 	0;
 }))
 

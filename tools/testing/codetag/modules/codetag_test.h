@@ -16,9 +16,7 @@ struct codetag_test_tag {
 
 /* Declare a test tag at this line and count one hit on it. */
 #define CODETAG_TEST_HIT() do {						\
-	CODETAG_DEFINE(struct codetag_test_tag, _tag, codetag_test) = {	\
-		.ct = CODE_TAG_INIT,					\
-	};								\
+	CODETAG_DEFINE(struct codetag_test_tag, _tag, codetag_test);	\
 	_tag.hits++;							\
 } while (0)
 

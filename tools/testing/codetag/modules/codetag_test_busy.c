@@ -7,7 +7,7 @@
  *
  * waits COUNT times NS nanoseconds for each pair, taking the pairs in
  * turn until every count is spent, with interrupts off, each wait timed
- * at the code_tag_time_stats_end() line of busy_wait(). Run in a guest
+ * at the time_stats_end() line of busy_wait(). Run in a guest
  * whose time counts instructions (qemu -icount), a wait lasts what it was
  * asked to plus the few hundred nanoseconds of the clock reads around it,
  * however busy the host is: the test knows the true durations.
@@ -33,12 +33,12 @@ static noinline void busy_wait(u64 ns)
 
 	/* Nothing but the wait between the two clock reads: no interrupt. */
 	local_irq_save(flags);
-	code_tag_time_stats_start(t);
+	time_stats_start(t);
 	end = ktime_get_ns() + ns;
 	/* A clock read takes a nanosecond at least: bounded by @ns reads. */
 	for (i = 0; i < ns && ktime_get_ns() < end; i++)
 		cpu_relax();
-	code_tag_time_stats_end(t);
+	time_stats_end(t);
 	local_irq_restore(flags);
 }
 

@@ -73,8 +73,11 @@ static bool test_module_unload(struct codetag_type *cttype,
 	return true;
 }
 
+/* Built as a module, the type has no tags in vmlinux. */
+CODETAG_DEFINE_BOUNDS(codetag_test);
+
 static const struct codetag_type_desc test_desc = {
-	.section	= "codetag_test",
+	CODETAG_TYPE_INIT(codetag_test),
 	.tag_size	= sizeof(struct codetag_test_tag),
 	.module_load	= test_module_load,
 	.module_unload	= test_module_unload,

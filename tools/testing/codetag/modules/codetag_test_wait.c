@@ -6,7 +6,7 @@
  *
  * waits N times on a wait queue for an hrtimer that wakes it 10 ms later,
  * at one wait_event() line of this file, and times the N waits once more
- * with code_tag_time_stats_start()/end() around them. The timer is started
+ * with time_stats_start()/end() around them. The timer is started
  * once the wait has begun, so that each wait as the wait queue times it
  * lasts at least 10 ms however late the task gets to it.
  */
@@ -57,10 +57,10 @@ static ssize_t wait_write(struct file *file, const char __user *ubuf,
 	err = kstrtouint_from_user(ubuf, len, 10, &n);
 	if (err)
 		return err;
-	code_tag_time_stats_start(t);
+	time_stats_start(t);
 	for (i = 0; i < n; i++)
 		wait_10ms();
-	code_tag_time_stats_end(t);
+	time_stats_end(t);
 	return len;
 }
 

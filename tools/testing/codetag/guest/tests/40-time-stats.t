@@ -59,7 +59,7 @@ med_ns=$(to_ns "$med $unit")
 check "its median is at least 10 ms ($med $unit)" [ "$med_ns" -ge 10000000 ]
 check "its minimum is at least 10 ms" [ "$(to_ns "$(field "$w" 'min duration')")" -ge 10000000 ]
 t=$(site_block "^$SRC:[0-9]+ module:codetag_test_wait func:wait_write\$")
-check "code_tag_time_stats_end() timed the 20 waits once: at least 200 ms" \
+check "time_stats_end() timed the 20 waits once: at least 200 ms" \
 	[ "$(field "$t" count)" = 1 -a "$(to_ns "$(field "$t" 'max duration')")" -ge 200000000 ]
 
 check "'module codetag_test_wait reset' clears its sites" \
