@@ -10,13 +10,17 @@
 #                distro debug kernel; results in build/soak-distro-debug.txt
 #   make bench   instructions per allocate+free pair (qemu -icount)
 #   make patch   one diff against pristine 6.1: build/codetag-6.1.patch
+#   make series  the patch series and its cover letter: build/series/
+#   make series-check  build the guest kernel at every patch of the series
+#   make devtree / make export  edit the series as git commits in
+#                build/devtree, then write patches/ back from them
 #   make clean   remove build/ (the compiler cache outside it stays)
 
 H := tools/testing/codetag
 FLAVOR ?= guest
 SOAK_SECONDS ?= 3600
 
-.PHONY: demo check shell soak bench patch clean
+.PHONY: demo check shell soak bench patch series series-check devtree export clean
 
 demo:
 	@$(H)/demo.sh
@@ -40,6 +44,18 @@ bench:
 
 patch:
 	@$(H)/harness.sh deps && $(H)/harness.sh patch
+
+series:
+	@$(H)/harness.sh deps && $(H)/harness.sh series
+
+series-check:
+	@$(H)/harness.sh deps && $(H)/harness.sh series-check
+
+devtree:
+	@$(H)/harness.sh deps && $(H)/harness.sh devtree
+
+export:
+	@$(H)/harness.sh export
 
 clean:
 	rm -rf build

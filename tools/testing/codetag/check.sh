@@ -204,18 +204,26 @@ kunit_layer() {
 	kunit_run kunit-nofault nofault
 }
 
+# checkpatch --strict on every patch of the series, every file it creates
+# (as the tree built has it) and the test modules. The first patch adds
+# the MAINTAINERS entry that covers every file the series creates;
+# checkpatch asks again on each later patch that adds a file
+# (FILE_PATH_CHANGES), so that question is left out.
 checkpatch_layer() {
 	local f out
 	skipped checkpatch && return
 	for f in $(cd "$ROOT" && git ls-files -co --exclude-standard \
-		   'lib/codetag/*' 'include/linux/codetag/*' 'kunit/*.c' \
-		   'tools/testing/codetag/modules/*.[ch]' 'patches/*.patch'); do
+		   'tools/testing/codetag/modules/*.[ch]' 'patches/*.patch') \
+		 $("$H" new-files); do
 		case $f in
-		*Makefile|*Kbuild|*.kunitconfig) continue ;;
+		*Makefile|*Kbuild|*.kunitconfig|*.rst) continue ;;
 		patches/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
-				--strict --no-signoff -q "$ROOT/$f" 2>&1) ;;
+				--strict -q --ignore FILE_PATH_CHANGES \
+				"$ROOT/$f" 2>&1) ;;
+		tools/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
+				--strict -q -f "$ROOT/$f" 2>&1) ;;
 		*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl --strict \
-				-q -f "$ROOT/$f" 2>&1) ;;
+				-q -f "$f" 2>&1) ;;
 		esac
 		if [ -z "$out" ]; then
 			pass "checkpatch --strict: $f"
@@ -230,9 +238,8 @@ checkpatch_layer() {
 kerneldoc_layer() {
 	local f sym out missing=""
 	skipped kernel-doc && return
-	for f in $(cd "$ROOT" && git ls-files -co --exclude-standard \
-		   'lib/codetag/*.c' 'include/linux/codetag/*.h'); do
-		out=$(cd "$B/linux" && ./scripts/kernel-doc -none -v "$ROOT/$f" 2>&1 |
+	for f in $("$H" new-files | grep -E '^(lib/codetag/[^/]*\.c|include/linux/codetag/.*\.h)$'); do
+		out=$(cd "$B/linux" && ./scripts/kernel-doc -none -v "$f" 2>&1 |
 		      grep -i warning)
 		if [ -n "$out" ]; then
 			fail "kernel-doc: $f"
@@ -240,14 +247,14 @@ kerneldoc_layer() {
 		else
 			pass "kernel-doc: $f"
 		fi
-		for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' "$ROOT/$f"); do
+		for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' "$B/linux/$f"); do
 			# A static key has no kernel-doc form; the inline
 			# function that tests it is documented instead.
-			grep -q "^DEFINE_STATIC_KEY_[A-Z]*($sym)" "$ROOT/$f" &&
+			grep -q "^DEFINE_STATIC_KEY_[A-Z]*($sym)" "$B/linux/$f" &&
 				continue
 			# At the definition, or at the declaration.
-			grep -q "^ \* $sym() - " "$ROOT/$f" \
-				"$ROOT"/include/linux/codetag/*.h ||
+			grep -q "^ \* $sym() - " "$B/linux/$f" \
+				"$B"/linux/include/linux/codetag/*.h ||
 				missing="$missing $sym"
 		done
 	done
@@ -350,6 +357,9 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	skipped patch ||
 		timed "make patch" step "make patch: one diff applies to pristine 6.1 and gives the tree built here" \
 			patch-test "$H" patch-test
+	skipped series ||
+		timed "series" step "patches/: git am applies the series to 6.1, and its last patch gives the tree built here" \
+			series-test "$H" series-test
 	timed soak soak_layer
 	wait $prebuilder
 }

@@ -5,8 +5,8 @@
 # the kernels, the test modules and the initramfs, and boots them in QEMU.
 #
 #   harness.sh deps                 install missing Debian packages (root)
-#   harness.sh tree                 unpack 6.1 once, apply patches/series,
-#                                   link our files into the tree
+#   harness.sh tree                 unpack 6.1 and apply patches/series,
+#                                   again whenever the series changes
 #   harness.sh kernel FLAVOR        configure and build FLAVOR (guest, debug,
 #                                   nopro: guest without profiling or fault
 #                                   points, nofault: without fault points,
@@ -33,6 +33,14 @@
 #                                   run on a distro flavour), demo or shell
 #   harness.sh kunit [nofault]      KUnit suites under UML
 #   harness.sh patch [FILE]         one diff against pristine 6.1
+#   harness.sh series               the series as git format-patch writes
+#                                   it, cover letter included: build/series/
+#   harness.sh series-test          git am applies it, and gives the tree
+#   harness.sh series-check         build the guest kernel at every patch,
+#                                   KUnit after each patch adding a suite
+#   harness.sh devtree, export      edit the series as git commits in
+#                                   build/devtree; write patches/ back
+#   harness.sh new-files            the files the series creates
 #
 # CODETAG_APPEND adds to a guest's kernel command line; in test mode,
 # CODETAG_APPEND=codetag.tests=20-alloc-tag.t,50-errcode.t runs only
@@ -86,10 +94,10 @@ cmd_deps() {
 		--no-install-recommends "${missing[@]}" >&2
 }
 
-# Our new files and where they land in the kernel tree.
-OUR_DIRS="lib/codetag:lib/codetag kunit:lib/codetag/kunit
-	  include/linux/codetag:include/linux/codetag
-	  Documentation/codetag:Documentation/codetag"
+# The patches of patches/series, in order.
+series_patches() {
+	sed -e 's/#.*//' -e '/^$/d' -e "s|^|$ROOT/patches/|" "$ROOT/patches/series"
+}
 
 series_hash() {
 	cat "$ROOT/patches/series" $(sed -e 's/#.*//' -e '/^$/d' \
@@ -114,21 +122,9 @@ unpack_pristine() {
 
 apply_series() {
 	local tree=$1 p
-	for p in $(sed -e 's/#.*//' -e '/^$/d' "$ROOT/patches/series"); do
-		patch -d "$tree" -p1 -s --no-backup-if-mismatch \
-			< "$ROOT/patches/$p" || die "patch $p does not apply"
-	done
-}
-
-link_our_files() {
-	local pair from to
-	for pair in $OUR_DIRS; do
-		from=$ROOT/${pair%%:*}
-		to=$SRC/${pair#*:}
-		mkdir -p "$to"
-		# Drop links to files that were removed from the repository.
-		find "$to" -xtype l -delete
-		cp -rsf "$from/." "$to/"
+	for p in $(series_patches); do
+		patch -d "$tree" -p1 -s --no-backup-if-mismatch < "$p" ||
+			die "patch ${p##*/} does not apply"
 	done
 }
 
@@ -143,7 +139,6 @@ cmd_tree() {
 		apply_series "$SRC"
 		echo "$want" > "$SRC/.codetag-series"
 	fi
-	link_our_files
 }
 
 # A flavour's object tree, inside the source tree: kbuild then names every
@@ -220,7 +215,7 @@ configure() {
 	local flavor=$1 out=$2 src=$3 frags want line sym
 	frags=$(fragments "$flavor")
 	# Our Kconfig too: a changed select or default changes the result.
-	want=$( (cat $frags "$ROOT/lib/codetag/Kconfig"
+	want=$( (cat $frags "$SRC/lib/codetag/Kconfig"
 		 case $flavor in distro*) xzcat "$DEBIAN_CONFIG"; echo "$DISTRO_MODULES" ;; esac) |
 		sha1sum | cut -d' ' -f1)
 	mkdir -p "$out"
@@ -582,39 +577,192 @@ cmd_kunit() {
 
 # Files the series touches, for "make patch".
 patched_files() {
-	sed -e 's/#.*//' -e '/^$/d' "$ROOT/patches/series" | while read -r p; do
-		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$ROOT/patches/$p"
-	done | sort -u
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' $(series_patches) | sort -u
 }
 
-our_files() {
-	local pair from
-	for pair in $OUR_DIRS; do
-		from=${pair%%:*}
-		(cd "$ROOT/$from" && find . -type f | sort) |
-			sed "s|^\./|${pair#*:}/|"
-	done
+# The files the series creates: those it does not find in 6.1.
+new_files() {
+	awk '/^--- \/dev\/null/ { getline; sub(/^\+\+\+ b\//, ""); print }' \
+		$(series_patches) | sort -u
+}
+
+# The files of 6.1 that the series changes.
+upstream_files() {
+	comm -23 <(patched_files) <(new_files)
+}
+
+# Unpack the pristine versions of the files the series changes into $1.
+unpack_changed() {
+	local dest=$1 f
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	tar -C "$dest" -xJf "$TARBALL" --strip-components=1 \
+		$(for f in $(upstream_files); do echo "$TARDIR/$f"; done)
 }
 
 cmd_patch() {
-	local dest=${1:-$B/codetag-6.1.patch} pristine=$B/pristine f files
+	local dest=${1:-$B/codetag-6.1.patch} pristine=$B/pristine f
 	cmd_tree
-	files=$(patched_files)
-	rm -rf "$pristine"
-	mkdir -p "$pristine"
-	tar -C "$pristine" -xJf "$TARBALL" --strip-components=1 \
-		$(for f in $files; do echo "$TARDIR/$f"; done)
+	unpack_changed "$pristine"
 	{
-		for f in $files; do
-			diff -up --label "a/$f" --label "b/$f" \
-				"$pristine/$f" "$SRC/$f" || true
-		done
-		for f in $(our_files); do
-			diff -uN --label /dev/null --label "b/$f" \
-				/dev/null "$SRC/$f" || true
+		for f in $(patched_files); do
+			if [ -e "$pristine/$f" ]; then
+				diff -up --label "a/$f" --label "b/$f" \
+					"$pristine/$f" "$SRC/$f" || true
+			else
+				diff -uN --label /dev/null --label "b/$f" \
+					/dev/null "$SRC/$f" || true
+			fi
 		done
 	} > "$dest"
 	log "wrote ${dest#$ROOT/} ($(grep -c '^+++ ' "$dest") files)"
+}
+
+# A git repository in $1 holding the 6.1 files the series changes, as its
+# first commit, tagged "base", with the series applied by "git am" on top:
+# what a developer who applies the series to their 6.1 tree gets. Only
+# the files the series touches are needed for that.
+series_git() {
+	local repo=$1
+	unpack_changed "$repo"
+	(
+		cd "$repo" &&
+		export GIT_AUTHOR_NAME=codetag GIT_AUTHOR_EMAIL=codetag@localhost \
+		       GIT_COMMITTER_NAME=codetag \
+		       GIT_COMMITTER_EMAIL=codetag@localhost &&
+		git init -q -b series . &&
+		git add -f -A . &&
+		git commit -q -m "Linux 6.1: the files the series changes" &&
+		git tag base &&
+		git am -q --whitespace=error-all $(series_patches)
+	) || die "the series does not apply with git am (see $repo)"
+}
+
+# The series applies with "git am" to 6.1, and the tree at its last patch
+# is the one the kernels are built from.
+cmd_series_test() {
+	local repo=$B/series-test f
+	cmd_tree
+	series_git "$repo"
+	for f in $(patched_files); do
+		cmp -s "$repo/$f" "$SRC/$f" ||
+			die "$f: the series' last patch gives another file than the tree built here"
+	done
+	[ "$(git -C "$repo" rev-list --count base..HEAD)" -eq \
+	  "$(series_patches | wc -l)" ] || die "git am made too few commits"
+	rm -rf "$repo"
+}
+
+# "make series": the series as a developer sends it, in build/series/:
+# git format-patch of the patches, with the cover letter of
+# patches/cover-letter (subject, blank line, text) and the shortlog and
+# diffstat that format-patch makes.
+cmd_series() {
+	local repo=$B/series-git out=$B/series subject
+	cmd_tree
+	series_git "$repo"
+	rm -rf "$out"
+	subject=$(head -1 "$ROOT/patches/cover-letter")
+	git -C "$repo" format-patch -q --cover-letter --zero-commit \
+		--no-signature -o "$out" base..HEAD
+	python3 - "$out/0000-cover-letter.patch" "$subject" \
+		"$ROOT/patches/cover-letter" <<'PY'
+import sys
+path, subject, text = sys.argv[1], sys.argv[2], open(sys.argv[3]).read()
+body = text.split('\n', 2)[2] if text.count('\n') >= 2 else ''
+s = open(path).read()
+s = s.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body.rstrip('\n'))
+open(path, 'w').write(s)
+PY
+	rm -rf "$repo"
+	log "wrote ${out#$ROOT/}/: $(ls "$out" | wc -l) files"
+}
+
+# "make series-check": apply the series one patch at a time to a fresh
+# 6.1 tree and build the guest kernel after each, incrementally with
+# ccache; after a patch that adds or changes a KUnit suite, run the KUnit
+# suites (UML). Options the series has not added yet are left out of the
+# configuration. One "ok"/"not ok" line per patch.
+cmd_series_check() {
+	local tree=$B/series-check out n=0 failed=0 p name t0 kt
+	local frags="$C/guest.config $C/codetag.config" LOGS=$B/logs
+	out=$tree/out-guest
+	mkdir -p "$LOGS"
+	unpack_pristine "$tree"
+	for p in $(series_patches); do
+		n=$((n + 1))
+		name=${p##*/}
+		t0=$SECONDS
+		if ! patch -d "$tree" -p1 -s --no-backup-if-mismatch < "$p"; then
+			echo "not ok $n - $name: does not apply"
+			return 1
+		fi
+		mkdir -p "$out"
+		make -s -C "$tree" O="$out" CC="$CC_WRAP" tinyconfig >/dev/null 2>&1
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" \
+			"$out/.config" $frags >/dev/null 2>&1
+		make -s -C "$tree" O="$out" CC="$CC_WRAP" olddefconfig >/dev/null 2>&1
+		if ! make -s -C "$tree" O="$out" CC="$CC_WRAP" -j"$JOBS" all \
+			> "$LOGS/series-check-$n.log" 2>&1; then
+			echo "not ok $n - $name: the guest kernel does not build (log: build/logs/series-check-$n.log)"
+			failed=$((failed + 1))
+			continue
+		fi
+		if grep -q "warning:" "$LOGS/series-check-$n.log"; then
+			echo "not ok $n - $name: the guest kernel builds with warnings (log: build/logs/series-check-$n.log)"
+			failed=$((failed + 1))
+			continue
+		fi
+		kt=""
+		if grep -q '^+++ b/lib/codetag/kunit/' "$p"; then
+			if (cd "$tree" && ./tools/testing/kunit/kunit.py run \
+				--kunitconfig=lib/codetag/kunit/.kunitconfig \
+				--build_dir=out-kunit --jobs="$JOBS" --timeout=600 \
+				--make_options CC="$CC_WRAP") \
+				> "$LOGS/series-check-$n-kunit.log" 2>&1; then
+				kt=", KUnit passed"
+			else
+				echo "not ok $n - $name: KUnit fails (log: build/logs/series-check-$n-kunit.log)"
+				failed=$((failed + 1))
+				continue
+			fi
+		fi
+		echo "ok $n - $name ($((SECONDS - t0)) s$kt)"
+	done
+	[ $failed -eq 0 ]
+}
+
+# "make devtree": the series as commits of a git repository of the whole
+# 6.1 tree, in build/devtree, for editing: commit changes as fixups of
+# the patch they belong to, git rebase -i --autosquash, then "make
+# export" writes patches/ back from it.
+cmd_devtree() {
+	local tree=$B/devtree
+	[ -d "$tree/.git" ] && die "${tree#$ROOT/} exists: make export, or remove it"
+	unpack_pristine "$tree"
+	(
+		cd "$tree" &&
+		git init -q -b series . &&
+		git add -f -A . &&
+		git commit -q -m "Linux 6.1 (Debian linux-source-6.1)" &&
+		git tag base &&
+		git am -q $(series_patches)
+	) || die "the series does not apply with git am (see ${tree#$ROOT/})"
+	log "${tree#$ROOT/}: $(git -C "$tree" rev-list --count base..HEAD) patches on tag base"
+}
+
+# "make export": patches/ from build/devtree's commits since tag base.
+cmd_export() {
+	local tree=$B/devtree
+	[ -d "$tree/.git" ] || die "no ${tree#$ROOT/}: make devtree first"
+	rm -f "$ROOT"/patches/[0-9][0-9][0-9][0-9]-*.patch
+	git -C "$tree" format-patch -q --zero-commit --no-signature \
+		-o "$ROOT/patches" base..HEAD
+	{
+		echo "# The series, in the order git am applies it: see README.md."
+		(cd "$ROOT/patches" && ls [0-9][0-9][0-9][0-9]-*.patch)
+	} > "$ROOT/patches/series"
+	log "wrote patches/: $(series_patches | wc -l) patches"
 }
 
 # Apply "make patch" output to a fresh 6.1 tree: it must give exactly the
@@ -652,6 +800,14 @@ deps|tree|rootfs|boot|kunit|patch)
 	"cmd_$cmd" "$@" ;;
 patch-test)
 	cmd_patch_test "$@" ;;
+series)
+	cmd_series "$@" ;;
+series-test)
+	cmd_series_test "$@" ;;
+new-files)
+	new_files ;;
+series-check|devtree|export)
+	"cmd_${cmd//-/_}" "$@" ;;
 *)
 	sed -n '4,/^# Everything/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
 	exit 2 ;;
