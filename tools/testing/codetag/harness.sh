@@ -625,6 +625,13 @@ cmd_patch() {
 series_git() {
 	local repo=$1
 	unpack_changed "$repo"
+	git_am_series "$repo" "Linux 6.1: the files the series changes"
+}
+
+# Make the 6.1 files in $1 a git repository's first commit, message $2,
+# tagged "base", and apply the series on top with "git am".
+git_am_series() {
+	local repo=$1 message=$2
 	(
 		cd "$repo" &&
 		export GIT_AUTHOR_NAME=codetag GIT_AUTHOR_EMAIL=codetag@localhost \
@@ -632,10 +639,10 @@ series_git() {
 		       GIT_COMMITTER_EMAIL=codetag@localhost &&
 		git init -q -b series . &&
 		git add -f -A . &&
-		git commit -q -m "Linux 6.1: the files the series changes" &&
+		git commit -q -m "$message" &&
 		git tag base &&
 		git am -q --whitespace=error-all $(series_patches)
-	) || die "the series does not apply with git am (see $repo)"
+	) || die "the series does not apply with git am (see ${repo#$ROOT/})"
 }
 
 # The series applies with "git am" to 6.1, and the tree at its last patch
@@ -740,14 +747,7 @@ cmd_devtree() {
 	local tree=$B/devtree
 	[ -d "$tree/.git" ] && die "${tree#$ROOT/} exists: make export, or remove it"
 	unpack_pristine "$tree"
-	(
-		cd "$tree" &&
-		git init -q -b series . &&
-		git add -f -A . &&
-		git commit -q -m "Linux 6.1 (Debian linux-source-6.1)" &&
-		git tag base &&
-		git am -q $(series_patches)
-	) || die "the series does not apply with git am (see ${tree#$ROOT/})"
+	git_am_series "$tree" "Linux 6.1 (Debian linux-source-6.1)"
 	log "${tree#$ROOT/}: $(git -C "$tree" rev-list --count base..HEAD) patches on tag base"
 }
 
