@@ -32,6 +32,11 @@ echo "# $nmem memory fault points in the kernel"
 check_eq "every allocation call site has a memory point ($nsites sites)" "$nmem" "$nsites"
 check "the fault point of a real allocation site is listed (fs/dcache.c __d_alloc)" \
 	grep -Eq '^fs/dcache.c:[0-9]+ module:dcache func:__d_alloc class:memory disabled hits:0 faults:0$' $F
+# The sites of alloc_tags whose code is loaded (no "[unloaded]"), in order.
+awk 'NF == 5 { print $3, $4, $5 }' $D/alloc_tags > /tmp/alloc_sites
+tail -n "$(wc -l < /tmp/alloc_sites)" $F | awk '{ print $1, $2, $3 }' > /tmp/last_points
+check "the listing ends with the allocation sites, in the order of alloc_tags" \
+	cmp -s /tmp/alloc_sites /tmp/last_points
 
 insmod $M/codetag_test_fault.ko
 grep "module:codetag_test_fault func:fault_op class:memory " $F > /tmp/sites
@@ -39,6 +44,10 @@ n=$(wc -l < /tmp/sites)
 check_eq "the module's six allocation sites appear on load" "$n" 6
 check "they are named by the module's source file" \
 	sh -c "! grep -v '^$SRC:' /tmp/sites"
+io=$(grep -n ' func:fault_io class:codetag_test:io ' $F | cut -d: -f1)
+dcache=$(grep -n ' func:__d_alloc class:memory ' $F | head -1 | cut -d: -f1)
+check "the module's dynamic_fault() point comes before the kernel's allocation sites" \
+	[ "${io:-0}" -gt 0 -a "${dcache:-0}" -gt "${io:-0}" ]
 check "the operation succeeds with no point armed" sh -c "echo 1 > $T/run"
 
 # Malformed commands: -EINVAL, the wrong word logged, nothing changed.
