@@ -298,26 +298,41 @@ w1_layer() {
 	fi
 }
 
+# Build the sources in directory $1 as modules of the guest kernel, log in $2.
+build_modules() {
+	make -C "$B/linux" O="$B/linux/out-guest" CC="ccache gcc" M="$1" \
+		modules > "$2" 2>&1
+}
+
 # ERR() refuses kernel-internal codes at build time: this must not build.
-# And a module that is not GPL must be able to allocate: this must build.
+# And a module that is not GPL must be able to allocate, and the
+# allocation headers must not include fault injection or allocation
+# contexts: these must build.
 compile_fail_layer() {
 	local dir=$B/compile-fail log=$LOGS/compile-fail.log
 	skipped compile-fail && return
-	rm -rf "$B/compile-pass"
-	mkdir -p "$B/compile-pass"
+	rm -rf "$B/compile-pass" "$B/compile-headers"
+	mkdir -p "$B/compile-pass" "$B/compile-headers"
 	cp "$HARNESS"/compile-pass/* "$B/compile-pass/"
-	if make -C "$B/linux" O="$B/linux/out-guest" CC="ccache gcc" \
-		M="$B/compile-pass" modules > "$LOGS/compile-pass.log" 2>&1; then
+	if build_modules "$B/compile-pass" "$LOGS/compile-pass.log"; then
 		pass "modules that are not GPL build with kmalloc, pages, vmalloc, ERR() and errname()"
 	else
 		fail "modules that are not GPL build with kmalloc, pages, vmalloc, ERR() and errname() (log: build/logs/compile-pass.log)"
 		grep -E "ERROR|error:" "$LOGS/compile-pass.log" | head -10 | sed 's/^/#   /'
 	fi
+	# A module of its own, so that each check fails for its own reason.
+	mv "$B/compile-pass/alloc_headers.c" "$B/compile-headers/"
+	echo "obj-m += alloc_headers.o" > "$B/compile-headers/Kbuild"
+	if build_modules "$B/compile-headers" "$LOGS/compile-headers.log"; then
+		pass "<linux/gfp.h>, <linux/slab.h>, <linux/vmalloc.h> and <linux/percpu.h> include no fault injection and no allocation contexts"
+	else
+		fail "the allocation headers include fault injection or allocation contexts (log: build/logs/compile-headers.log)"
+		grep -E "error" "$LOGS/compile-headers.log" | head -5 | sed 's/^/#   /'
+	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp "$HARNESS"/compile-fail/* "$dir/"
-	if make -C "$B/linux" O="$B/linux/out-guest" CC="ccache gcc" M="$dir" \
-		modules > "$log" 2>&1; then
+	if build_modules "$dir" "$log"; then
 		fail "ERR(ERESTARTSYS) builds, but must not"
 	elif grep -q "ERR() takes a standard errno" "$log"; then
 		pass "ERR(ERESTARTSYS) is refused at build time"
