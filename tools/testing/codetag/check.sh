@@ -173,6 +173,9 @@ soak_layer() {
 	guest_results "$flavor" soak
 }
 
+# A gcc warning in a file of the codetag core or its applications.
+CODETAG_WARNING='(lib|include/linux)/codetag/[^ ]*:[0-9]+:[0-9]+: warning:'
+
 # One kunit.py run: $1 names it in the results, $2 is harness.sh kunit's
 # variant (none for all suites with every option).
 kunit_run() {
@@ -194,6 +197,17 @@ kunit_run() {
 	else
 		fail "$name: run failed (status $rc, $n cases; log: ${log#$ROOT/})"
 		grep -E "FAILED|CRASHED|Expected|error:" "$log" | head -30 | sed 's/^/#   /'
+	fi
+	# UML builds what the guests do not (no modules, no SMP): its
+	# warnings in codetag's own files count too. A clean clone builds
+	# out-kunit afresh, and ccache replays a cached file's warnings.
+	local warned
+	warned=$(grep -E "$CODETAG_WARNING" "$log" | sort -u)
+	if [ -z "$warned" ]; then
+		pass "$name: no compiler warnings in codetag's files"
+	else
+		fail "$name: compiler warnings in codetag's files (log: ${log#$ROOT/})"
+		echo "$warned" | head -20 | sed 's/^/#   /'
 	fi
 }
 
