@@ -14,7 +14,12 @@
 #                                   distro: Debian's own configuration,
 #                                   distro-debug: that with debug.config,
 #                                   distro-nopro: distro without profiling
-#                                   or fault points, for make bench)
+#                                   or fault points, for make bench;
+#                                   arm64, arm64-debug: guest and debug
+#                                   for arm64, arm64-swtags and
+#                                   arm64-hwtags: arm64 with tag-based
+#                                   KASAN, software or MTE; arm64-nopro,
+#                                   arm64-nofault: for make bench)
 #   harness.sh initramfs FLAVOR     test modules + busybox initramfs (the
 #                                   distro flavour: a Debian root image)
 #   harness.sh rootfs               Debian 12 root filesystem (mmdebstrap)
@@ -31,7 +36,8 @@
 #                                   instructions),
 #                                   bench, workload (make bench's stress-ng
 #                                   run on a distro flavour), demo or shell
-#   harness.sh kunit [nofault]      KUnit suites under UML
+#   harness.sh kunit [nofault|arm64] KUnit suites under UML, or arm64
+#                                   under QEMU
 #   harness.sh patch [FILE]         one diff against pristine 6.1
 #   harness.sh series               the series as git format-patch writes
 #                                   it, cover letter included: build/series/
@@ -67,11 +73,40 @@ unset CCACHE_BASEDIR
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 CC_WRAP="ccache gcc"
 
+# The architecture of flavor $1: the arm64 flavours are cross-built with
+# Debian's gcc-aarch64-linux-gnu and boot on QEMU's "virt" machine.
+arch_of() {
+	case $1 in
+	arm64*)	echo arm64 ;;
+	*)	echo x86 ;;
+	esac
+}
+
+# kmake FLAVOR MAKE-ARGUMENTS...: make for flavor's architecture.
+kmake() {
+	local flavor=$1
+	shift
+	case $(arch_of "$flavor") in
+	arm64)	make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+			CC="ccache aarch64-linux-gnu-gcc" "$@" ;;
+	*)	make CC="$CC_WRAP" "$@" ;;
+	esac
+}
+
+# The C compiler of flavor $1's userspace, for the guest's own programs.
+user_cc() {
+	case $(arch_of "$1") in
+	arm64)	echo aarch64-linux-gnu-gcc ;;
+	*)	echo gcc ;;
+	esac
+}
+
 log() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages the build rests on; installed only when missing.
 PACKAGES="linux-source-6.1 qemu-system-x86 busybox-static flex bison bc cpio
+	  qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils git
 	  python3-sphinx python3-sphinx-rtd-theme linux-config-6.1 mmdebstrap
 	  e2fsprogs util-linux kmod libc6-dev"
@@ -80,16 +115,24 @@ BENCH_PACKAGES="linux-source-6.12"
 
 # "deps bench": also what make bench needs.
 cmd_deps() {
-	local missing=() p want=$PACKAGES
+	local missing=() p want=$PACKAGES arm64=0
 	[ "${1:-}" = bench ] && want="$PACKAGES $BENCH_PACKAGES"
 	for p in $want; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "install ok installed" || missing+=("$p")
 	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" -eq 0 ] || die "missing packages (run as root): ${missing[*]}"
-	log "installing ${missing[*]}"
+	# The arm64 guests' userspace comes from Debian's arm64 packages.
+	dpkg --print-foreign-architectures | grep -qx arm64 || arm64=1
+	[ ${#missing[@]} -eq 0 ] && [ $arm64 -eq 0 ] && return 0
+	[ "$(id -u)" -eq 0 ] ||
+		die "missing packages or dpkg's arm64 architecture (run as root): ${missing[*]}"
+	if [ $arm64 -eq 1 ]; then
+		log "adding dpkg's arm64 architecture"
+		dpkg --add-architecture arm64
+	fi
 	apt-get update -qq >&2
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends "${missing[@]}" >&2
 }
@@ -155,7 +198,7 @@ UP_SRC=$B/linux-6.12
 # The source tree of flavor $1.
 src_dir() {
 	case $1 in
-	up612*)	echo "$UP_SRC" ;;
+	*up612*) echo "$UP_SRC" ;;
 	*)	echo "$SRC" ;;
 	esac
 }
@@ -171,19 +214,31 @@ up_tree() {
 	touch "$UP_SRC/.codetag-unpacked"
 }
 
+# The small guests' base: the architecture's fragment, then the common one.
+X86="$C/x86.config $C/guest.config"
+ARM64="$C/arm64.config $C/guest.config"
+
 fragments() {
 	case $1 in
-	guest)	echo "$C/guest.config $C/codetag.config" ;;
-	debug)	echo "$C/guest.config $C/codetag.config $C/debug.config" ;;
-	nopro)	echo "$C/guest.config $C/codetag.config $C/no-profiling.config" ;;
-	nofault) echo "$C/guest.config $C/codetag.config $C/no-fault.config" ;;
-	noalloc) echo "$C/guest.config $C/codetag.config $C/no-alloc-profiling.config" ;;
+	guest)	echo "$X86 $C/codetag.config" ;;
+	debug)	echo "$X86 $C/codetag.config $C/debug.config" ;;
+	nopro)	echo "$X86 $C/codetag.config $C/no-profiling.config" ;;
+	nofault) echo "$X86 $C/codetag.config $C/no-fault.config" ;;
+	noalloc) echo "$X86 $C/codetag.config $C/no-alloc-profiling.config" ;;
+	arm64)	echo "$ARM64 $C/codetag.config" ;;
+	arm64-debug) echo "$ARM64 $C/codetag.config $C/debug.config" ;;
+	arm64-swtags) echo "$ARM64 $C/codetag.config $C/kasan-sw-tags.config" ;;
+	arm64-hwtags) echo "$ARM64 $C/codetag.config $C/kasan-hw-tags.config" ;;
+	arm64-nopro) echo "$ARM64 $C/codetag.config $C/no-profiling.config" ;;
+	arm64-nofault) echo "$ARM64 $C/codetag.config $C/no-fault.config" ;;
+	arm64-up612-nopro) echo "$ARM64 $C/upstream-no-profiling.config" ;;
+	arm64-up612) echo "$ARM64 $C/upstream-profiling.config" ;;
 	distro)	echo "$C/distro.config $C/codetag.config" ;;
 	distro-debug) echo "$C/distro.config $C/codetag.config $C/debug.config" ;;
 	distro-nopro) echo "$C/distro.config $C/codetag.config $C/no-profiling.config" ;;
 	distro-noalloc) echo "$C/distro.config $C/codetag.config $C/no-alloc-profiling.config" ;;
-	up612-nopro) echo "$C/guest.config $C/upstream-no-profiling.config" ;;
-	up612)	echo "$C/guest.config $C/upstream-profiling.config" ;;
+	up612-nopro) echo "$X86 $C/upstream-no-profiling.config" ;;
+	up612)	echo "$X86 $C/upstream-profiling.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
 	esac
 }
@@ -205,8 +260,8 @@ base_config() {
 		xzcat "$DEBIAN_CONFIG" |
 			sed $keep -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' \
 			> "$out/.config"
-		make -s -C "$src" O="$out" CC="$CC_WRAP" olddefconfig >&2 ;;
-	*)	make -s -C "$src" O="$out" CC="$CC_WRAP" tinyconfig >&2 ;;
+		kmake "$flavor" -s -C "$src" O="$out" olddefconfig >&2 ;;
+	*)	kmake "$flavor" -s -C "$src" O="$out" tinyconfig >&2 ;;
 	esac
 }
 
@@ -227,7 +282,7 @@ configure() {
 	base_config "$flavor" "$out" "$src"
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
 		$frags >/dev/null
-	make -s -C "$src" O="$out" CC="$CC_WRAP" olddefconfig >&2
+	kmake "$flavor" -s -C "$src" O="$out" olddefconfig >&2
 	# merge_config.sh only warns; a fragment line that did not stick is a
 	# broken configuration, so refuse it here.
 	# A later fragment overrides an earlier one: check the last word.
@@ -252,7 +307,7 @@ cmd_kernel() {
 	out=$(out_dir "$flavor")
 	configure "$flavor" "$out" "$src"
 	log "building $flavor kernel in ${out#$ROOT/}"
-	if ! make -s -C "$src" O="$out" CC="$CC_WRAP" -j"$JOBS" all \
+	if ! kmake "$flavor" -s -C "$src" O="$out" -j"$JOBS" all \
 		> "$out/.codetag-build.log" 2>&1; then
 		cat "$out/.codetag-build.log" >&2
 		die "the $flavor kernel does not build"
@@ -348,7 +403,7 @@ build_modules() {
 	mkdir -p "$mods"
 	find "$mods" -xtype l -delete
 	cp -sf "$HARNESS"/modules/* "$mods/"
-	make -s -C "$(src_dir "$flavor")" O="$out" CC="$CC_WRAP" M="$mods" \
+	kmake "$flavor" -s -C "$(src_dir "$flavor")" O="$out" M="$mods" \
 		-j"$JOBS" modules >&2
 }
 
@@ -408,13 +463,64 @@ cmd_image() {
 		"$HARNESS/guest/workload.sh" "$stage/"
 	cp "$HARNESS"/guest/tests/* "$HARNESS"/guest/distro-tests/* "$stage/tests/"
 	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
-	cp "$B/memhold" "$stage/usr/local/bin/"
+	for c in "$HARNESS"/guest/*.c; do
+		cp "$B/$(basename "$c" .c)" "$stage/usr/local/bin/"
+	done
 	rm -f "$B/disk-$flavor.img"
 	mkfs.ext4 -q -F -L root -d "$stage" "$B/disk-$flavor.img" 3G
 	rm -rf "$stage"
 	rm -f "$B/swap-$flavor.img"
 	truncate -s 1G "$B/swap-$flavor.img"
 	mkswap -q "$B/swap-$flavor.img"
+}
+
+# Debian's arm64 packages that the arm64 guests' userspace comes from,
+# unpacked once into build/arm64-root (dpkg's arm64 architecture, which
+# "harness.sh deps" adds, lets apt fetch them).
+ARM64_DEBS="busybox-static coreutils libc6"
+
+arm64_root() {
+	local root=$B/arm64-root debs=$B/arm64-debs d
+	[ -f "$root/.codetag-debs" ] &&
+		[ "$(cat "$root/.codetag-debs")" = "$ARM64_DEBS" ] && return 0
+	log "fetching Debian's arm64 $ARM64_DEBS"
+	rm -rf "$root" "$debs"
+	mkdir -p "$root" "$debs"
+	(cd "$debs" && apt-get download -q -o APT::Sandbox::User=root \
+		$(for d in $ARM64_DEBS; do echo "$d:arm64"; done)) >&2 ||
+		die "cannot fetch Debian's arm64 packages"
+	for d in "$debs"/*.deb; do
+		dpkg-deb -x "$d" "$root"
+	done
+	echo "$ARM64_DEBS" > "$root/.codetag-debs"
+}
+
+# The small guest's programs, into $2: busybox (static), GNU sort for
+# "sort -hr" (busybox's sort has no -h) and its libc, and ours.
+guest_userland() {
+	local flavor=$1 stage=$2 c
+	case $(arch_of "$flavor") in
+	arm64)
+		arm64_root
+		cp "$B/arm64-root/bin/busybox" "$stage/bin/"
+		cp "$B/arm64-root/usr/bin/sort" "$stage/usr/bin/"
+		mkdir -p "$stage/lib/aarch64-linux-gnu"
+		cp "$B"/arm64-root/lib/aarch64-linux-gnu/{libc.so.6,ld-linux-aarch64.so.1} \
+			"$stage/lib/aarch64-linux-gnu/"
+		ln -s aarch64-linux-gnu/ld-linux-aarch64.so.1 \
+			"$stage/lib/ld-linux-aarch64.so.1" ;;
+	*)
+		cp /bin/busybox "$stage/bin/"
+		cp /usr/bin/sort "$stage/usr/bin/"
+		mkdir -p "$stage/lib/x86_64-linux-gnu" "$stage/lib64"
+		cp /lib/x86_64-linux-gnu/libc.so.6 "$stage/lib/x86_64-linux-gnu/"
+		cp /lib64/ld-linux-x86-64.so.2 "$stage/lib64/" ;;
+	esac
+	for c in "$HARNESS"/guest/*.c; do
+		"$(user_cc "$flavor")" -static -O2 -Wall -Wextra \
+			-Wno-unused-parameter -Werror \
+			-o "$stage/usr/bin/$(basename "$c" .c)" "$c"
+	done
 }
 
 cmd_initramfs() {
@@ -427,18 +533,13 @@ cmd_initramfs() {
 	stage=$B/initramfs-$flavor
 	rm -rf "$stage"
 	mkdir -p "$stage"/{bin,modules,tests}
-	cp /bin/busybox "$stage/bin/"
 	cp "$HARNESS/guest/init" "$stage/init"
 	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/bench.sh" "$stage/"
 	cp "$HARNESS"/guest/tests/* "$stage/tests/"
 	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
-	# GNU sort, for "sort -hr" (busybox's sort has no -h), and its libc.
-	mkdir -p "$stage/usr/bin" "$stage/lib/x86_64-linux-gnu" "$stage/lib64" \
-		"$stage/etc"
+	mkdir -p "$stage/usr/bin" "$stage/etc"
 	cp "$HARNESS/guest/profile" "$stage/etc/profile"
-	cp /usr/bin/sort "$stage/usr/bin/"
-	cp /lib/x86_64-linux-gnu/libc.so.6 "$stage/lib/x86_64-linux-gnu/"
-	cp /lib64/ld-linux-x86-64.so.2 "$stage/lib64/"
+	guest_userland "$flavor" "$stage"
 	spec=$B/initramfs-$flavor.spec
 	{
 		echo "dir /dev 0755 0 0"
@@ -448,7 +549,9 @@ cmd_initramfs() {
 		done
 		(cd "$stage" && find . -mindepth 1 | sort) | while read -r f; do
 			f=${f#.}
-			if [ -d "$stage$f" ]; then
+			if [ -L "$stage$f" ]; then
+				echo "slink $f $(readlink "$stage$f") 0777 0 0"
+			elif [ -d "$stage$f" ]; then
 				echo "dir $f 0755 0 0"
 			else
 				echo "file $f $stage$f $(stat -c %a "$stage$f") 0 0"
@@ -466,10 +569,16 @@ cmd_boot() {
 	# no_timer_check: the boot-time check that the timer interrupt
 	# arrives measures it against a delay loop, which a busy host can
 	# stall; a guest then panics ("IO-APIC + timer doesn't work!").
-	append="console=ttyS0 panic=-1 no_timer_check"
+	case $(arch_of "$flavor") in
+	arm64)	append="console=ttyAMA0 panic=-1" ;;
+	*)	append="console=ttyS0 panic=-1 no_timer_check" ;;
+	esac
 	append="$append codetag.mode=$mode codetag.flavor=$flavor"
 	append="$append ${CODETAG_APPEND:-}"
-	local cpus=2 mem=1G extra=() disk=()
+	local cpus=2 mem=1G extra=() disk=() tlimit=1500
+	# KASAN and lockdep make a boot of the tests take about 20 minutes
+	# under TCG: a slower host must not make it fail.
+	case $flavor in *debug) tlimit=3000 ;; esac
 	# The tests patch the kernel's text while the other vCPU runs: every
 	# allocation site's static branch when profiling or a memory fault
 	# point is switched, a module's jump labels when it loads. With
@@ -481,14 +590,14 @@ cmd_boot() {
 	# None of it with one thread running the vCPUs in turn (11 boots).
 	local tcg=,thread=single
 	case $mode in
-	test)	limit=${CODETAG_BOOT_TIMEOUT:-1500}
+	test)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
 		# Armed at boot, checked and disarmed by 30-dynamic-fault.t.
 		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\"" ;;
-	offboot) limit=${CODETAG_BOOT_TIMEOUT:-1500}
+	offboot) limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
 		append="$append sysctl.vm.mem_profiling=0" ;;
-	never)	limit=${CODETAG_BOOT_TIMEOUT:-1500}
+	never)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
 		append="$append sysctl.vm.mem_profiling=never" ;;
-	slabs)	limit=${CODETAG_BOOT_TIMEOUT:-1500} ;;
+	slabs)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit} ;;
 	soak)	# The soak's time, and as long again for the set-up and
 		# the checks after it on a debug kernel.
 		local secs=${CODETAG_SOAK_SECONDS:-300}
@@ -499,7 +608,7 @@ cmd_boot() {
 		# and busy waits whose true lengths are known (clock). The
 		# workload's minute of guest time can take half an hour of a
 		# host busy with other work.
-		limit=${CODETAG_BOOT_TIMEOUT:-1500}; cpus=1
+		limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}; cpus=1
 		[ "$mode" = workload ] && limit=${CODETAG_BOOT_TIMEOUT:-3600}
 		extra=(-icount shift=0,sleep=off) ;;
 	demo)	limit=600; append="$append quiet" ;;
@@ -528,28 +637,49 @@ cmd_boot() {
 	*)	disk=(-initrd "$B/initramfs-$flavor.cpio") ;;
 	esac
 	# KVM hangs guests on these machines: TCG unless asked otherwise.
-	# TCG's "max" CPU offers 5-level paging, which the machines our
-	# users run 6.1 on rarely have, and which 6.1 itself trips over
-	# under KASAN: arch_cpu_finalize_init() runs identify_boot_cpu()
-	# with interrupts on, and identify_cpu() zeroes boot_cpu_data's
-	# capability words before reading them back. An interrupt in that
-	# window finds LA57 clear, so KASAN takes the 5-level direct map
-	# for a wild address ("BUG: KASAN: wild-memory-access in
-	# rcu_is_watching" early in boot). The guests run with 4-level
-	# paging, as the users' machines do.
-	local qemu=(qemu-system-x86_64 -accel "${CODETAG_ACCEL:-tcg$tcg}"
-		    -cpu max,la57=off -m "$mem" -smp "$cpus" -nic none "${extra[@]}"
-		    -no-reboot
-		    -kernel "$out/arch/x86/boot/bzImage"
-		    "${disk[@]}"
-		    -append "$append")
+	local qemu results=()
 	if [ "$mode" != demo ] && [ "$mode" != shell ]; then
 		rm -f "$B/$mode-$flavor.txt"
-		qemu+=(-display none -serial stdio
-		       -serial "file:$B/$mode-$flavor.txt")
+		results=(-display none -serial stdio)
 	else
-		qemu+=(-nographic)
+		results=(-nographic)
 	fi
+	case $(arch_of "$flavor") in
+	arm64)
+		# "virt" has one UART for Linux: the results go to a virtio
+		# console, hvc0. Its CPU has every feature TCG emulates,
+		# MTE among them (which KASAN_HW_TAGS needs and the machine
+		# must then expose).
+		local machine=virt
+		[ "$flavor" = arm64-hwtags ] && machine=virt,mte=on
+		qemu=(qemu-system-aarch64 -M "$machine"
+		      -accel "${CODETAG_ACCEL:-tcg$tcg}" -cpu max -m "$mem"
+		      -smp "$cpus" -nic none "${extra[@]}" -no-reboot
+		      -kernel "$out/arch/arm64/boot/Image" "${disk[@]}")
+		append="$append codetag.results=hvc0"
+		if [ "$mode" != demo ] && [ "$mode" != shell ]; then
+			results+=(-device virtio-serial-device
+				  -chardev "file,id=results,path=$B/$mode-$flavor.txt"
+				  -device virtconsole,chardev=results)
+		fi ;;
+	*)
+		# TCG's "max" CPU offers 5-level paging, which the machines
+		# our users run 6.1 on rarely have, and which 6.1 itself trips
+		# over under KASAN: arch_cpu_finalize_init() runs
+		# identify_boot_cpu() with interrupts on, and identify_cpu()
+		# zeroes boot_cpu_data's capability words before reading them
+		# back. An interrupt in that window finds LA57 clear, so KASAN
+		# takes the 5-level direct map for a wild address ("BUG: KASAN:
+		# wild-memory-access in rcu_is_watching" early in boot). The
+		# guests run with 4-level paging, as the users' machines do.
+		qemu=(qemu-system-x86_64 -accel "${CODETAG_ACCEL:-tcg$tcg}"
+		      -cpu max,la57=off -m "$mem" -smp "$cpus" -nic none
+		      "${extra[@]}" -no-reboot
+		      -kernel "$out/arch/x86/boot/bzImage" "${disk[@]}")
+		[ "$mode" != demo ] && [ "$mode" != shell ] &&
+			results+=(-serial "file:$B/$mode-$flavor.txt") ;;
+	esac
+	qemu+=("${results[@]}" -append "$append")
 	if [ "$limit" -gt 0 ]; then
 		timeout --foreground "$limit" "${qemu[@]}"
 	else
@@ -558,21 +688,25 @@ cmd_boot() {
 }
 
 # "kunit nofault": the allocation profiling suites in a kernel without
-# fault points, which alloc_tags.ctx must not need.
+# fault points, which alloc_tags.ctx must not need. "kunit arm64": every
+# suite in an arm64 kernel under QEMU.
 cmd_kunit() {
-	local dir=out-kunit extra=()
+	local dir=out-kunit extra=() cc=$CC_WRAP
 
 	cd "$SRC"
 	case ${1:-} in
 	"")	;;
 	nofault) dir=out-kunit-nofault
 		extra=(--kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n 'alloc_tag*') ;;
+	arm64)	dir=out-kunit-arm64
+		cc="ccache aarch64-linux-gnu-gcc"
+		extra=(--arch=arm64 --cross_compile=aarch64-linux-gnu-) ;;
 	*)	die "unknown KUnit variant '$1'" ;;
 	esac
 	./tools/testing/kunit/kunit.py run \
 		--kunitconfig=lib/codetag/kunit/.kunitconfig \
 		--build_dir="$dir" --jobs="$JOBS" --timeout=600 \
-		--make_options CC="$CC_WRAP" "${extra[@]}"
+		--make_options CC="$cc" "${extra[@]}"
 }
 
 # Files the series touches, for "make patch".
@@ -692,7 +826,7 @@ PY
 # configuration. One "ok"/"not ok" line per patch.
 cmd_series_check() {
 	local tree=$B/series-check out n=0 failed=0 p name t0 kt
-	local frags="$C/guest.config $C/codetag.config" LOGS=$B/logs
+	local frags="$X86 $C/codetag.config" LOGS=$B/logs
 	out=$tree/out-guest
 	mkdir -p "$LOGS"
 	unpack_pristine "$tree"

@@ -4,7 +4,8 @@
 # "make bench" inside the guest: run the microbenchmark module and hand its
 # figures ("row instructions-per-pair") to the host on ttyS1.
 
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
+RESULTS=${RESULTS:-/dev/ttyS1}
+stty -F $RESULTS raw -echo 2>/dev/null
 
 # Memory in use after boot and a busybox workload, for the memory line:
 # free pages and pages on the per-CPU free lists (which MemFree leaves
@@ -22,4 +23,4 @@ insmod /modules/codetag_bench.ko
 	dmesg | sed -n 's/.*codetag_bench: row //p'
 	echo "mem_free_kb $((free_kb + pcp_kb))"
 	echo done
-} > /dev/ttyS1
+} > $RESULTS

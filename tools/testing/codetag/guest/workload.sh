@@ -14,7 +14,8 @@
 #   slab LINE       /proc/slabinfo, one line a cache
 #   log LINE        the boot log's lines on page tags and page_ext
 
-stty -F /dev/ttyS1 raw -echo 2>/dev/null
+RESULTS=${RESULTS:-/dev/ttyS1}
+stty -F $RESULTS raw -echo 2>/dev/null
 . /tests/lib.sh
 W=/tmp/workload
 
@@ -81,4 +82,4 @@ cat $W/stress-ng.log
 	tail -n +3 /proc/slabinfo | sed 's/^/slab /'
 	dmesg | grep -E 'page tags|page_ext' | sed 's/^\[[^]]*\] /log /'
 	echo done
-} > /dev/ttyS1
+} > $RESULTS
