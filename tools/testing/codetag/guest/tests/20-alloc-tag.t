@@ -46,8 +46,8 @@ check "'sort -hr alloc_tags | head' lists the ten largest sites, largest first" 
 check "slab pages are charged to mm/slub.c, module slub, func alloc_slab_page" \
 	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* mm/slub.c:[0-9]+ module:slub func:alloc_slab_page$' $A
 sh -c 'sh -c true'
-check "page tables are charged to include/asm-generic/pgalloc.h, module pgtable" \
-	grep -Eq '^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* include/asm-generic/pgalloc.h:[0-9]+ module:pgtable func:__pte_alloc_one$' $A
+check "page tables are charged to include/asm-generic/pgalloc.h, module $PTE_MODULE" \
+	grep -Eq "^[1-9][0-9]*(KiB|MiB) [1-9][0-9]* include/asm-generic/pgalloc.h:[0-9]+ module:$PTE_MODULE func:__pte_alloc_one\$" $A
 check "slab objects are charged to their callers (fs/dcache.c, func __d_alloc)" \
 	grep -Eq '^[1-9][0-9]*(B|KiB|MiB) [1-9][0-9]* fs/dcache.c:[0-9]+ module:dcache func:__d_alloc$' $A
 check "vmalloc areas are charged to their callers (kernel/fork.c, func alloc_thread_stack_node)" \
@@ -140,7 +140,7 @@ echo m > /proc/sysrq-trigger
 check "show_mem() lists the ten largest allocation sites" \
 	sh -c "dmesg | sed -n '/largest allocation sites/,\$p' | grep -Ec '^\[ *[0-9.]+\] alloc_tag: +[0-9]+ +[0-9]+ [^ ]+:[0-9]+ module:' | grep -qx 10"
 
-if grep -q codetag.flavor=debug /proc/cmdline; then
+if [ -n "$PROFILING_DEBUG" ]; then
 	check "debug: every allocation since boot had a tag" \
 		sh -c "! dmesg | grep 'alloc_tag: allocation with no tag'"
 	dmesg | grep 'alloc_tag: allocation with no tag' | sed 's/^/# /'

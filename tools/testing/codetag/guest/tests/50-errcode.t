@@ -34,6 +34,12 @@ check "userspace gets errno 22 exactly (Invalid argument)" grep -q 'Invalid argu
 check "the log carries the file:line: 'error -EINVAL at $site'" \
 	sh -c "dmesg_since() { dmesg | tail -n +$((DMESG_MARK + 1)); }; dmesg_since | grep -q 'codetag_test_errcode: operation failed: error -EINVAL at $site\$'"
 check "error_codes counts it returned once" grep -q "^$site .* returned:1\$" $E
+# Not through a shell's message: the errno that write(2) itself set.
+out=$(errno-check 22 write $D/codetag_test_errcode 1)
+rc=$?
+echo "# errno-check: $out"
+check "write(2) sets errno to 22 (EINVAL), not to the unique code" [ $rc = 0 ]
+check "error_codes counts that call too: the site returned twice" grep -q "^$site .* returned:2\$" $E
 rmmod codetag_test_errcode
 check "its site goes with the module" sh -c "! grep -q module:codetag_test_errcode $E"
 insmod $M/codetag_test_errname.ko
@@ -55,3 +61,10 @@ check "the log names the check: error -EINVAL at mm/shmem.c:N" \
 	sh -c "echo \"$msg\" | grep -Eq \"tmpfs: Bad value for 'size': error -EINVAL at mm/shmem.c:[0-9]+\\\$\""
 check "error_codes shows that mm/shmem.c site returned once" \
 	grep -Eq '^mm/shmem.c:[0-9]+ module:shmem func:shmem_parse_one class:-EINVAL code:-[0-9]+ returned:1$' $E
+# Not through a shell's message: the errno that mount(2) itself set.
+out=$(errno-check 22 mount tmpfs /tmp/errcode-mnt size=12x)
+rc=$?
+echo "# errno-check: $out"
+check "mount(2) of that sets errno to 22 (EINVAL), not to the unique code" [ $rc = 0 ]
+check "error_codes counts that call too: the site returned twice" \
+	grep -Eq '^mm/shmem.c:[0-9]+ module:shmem func:shmem_parse_one class:-EINVAL code:-[0-9]+ returned:2$' $E

@@ -40,8 +40,8 @@ sh -c '(sleep 30; true) & (sleep 30; true) & sleep 1; echo $$ > /tmp/forker; wai
 sleep 3
 cat /sys/kernel/debug/alloc_tags.ctx > /tmp/ctx
 head -12 /tmp/ctx
-check "its first line is the site, as in alloc_tags: include/asm-generic/pgalloc.h:63 module:pgtable func:__pte_alloc_one" \
-	grep -Eqx '[0-9]+(B|KiB|MiB) [0-9]+ include/asm-generic/pgalloc.h:63 module:pgtable func:__pte_alloc_one' /tmp/ctx
+check "its first line is the site, as in alloc_tags: include/asm-generic/pgalloc.h:63 module:$PTE_MODULE func:__pte_alloc_one" \
+	grep -Eqx "[0-9]+(B|KiB|MiB) [0-9]+ include/asm-generic/pgalloc.h:63 module:$PTE_MODULE func:__pte_alloc_one" /tmp/ctx
 check_eq "... the same line as alloc_tags has for it" \
 	"$(head -1 /tmp/ctx | cut -d' ' -f3-)" \
 	"$(grep 'include/asm-generic/pgalloc.h:63 ' $A | cut -d' ' -f3-)"
@@ -60,8 +60,16 @@ awk -v p="$forker" '
 	END { if (keep) print blk }' /tmp/ctx
 check "the forking shell's contexts: comm sh, its pid, a stack through the fork path" \
 	awk -v p="$forker" '$2 == p && $3 == p && $4 == "sh" &&
-		/\|pte_alloc_one\+/ && /\|__pte_alloc\+/ && /\|copy_page_range\+/ &&
+		/\|__pte_alloc\+/ && /\|copy_page_range\+/ &&
 		/\|copy_process\+/ { found = 1 } END { exit !found }' /tmp/ctx.lines
+# Which function a stack starts in depends on the architecture and the
+# compiler's inlining (x86: pte_alloc_one(); arm64: __pte_alloc(),
+# __do_fault() and others, or __pte_alloc_one() itself on a debug
+# kernel), but never is it one of the profiler's own.
+check "no stack starts in the profiler (alloc_tag_*, stack_trace_save*)" \
+	awk '$6 ~ /^\|(alloc_tag_|__alloc_tag|stack_trace_save|save_stack)/ {
+			bad = 1; print "# a stack starts in the profiler: " substr($6, 1, 120) }
+		END { exit bad || NR == 0 }' /tmp/ctx.lines
 check "no more contexts than live allocations at the site" \
 	[ "$(wc -l < /tmp/ctx.lines)" -le "$(head -1 /tmp/ctx | cut -d' ' -f2)" ]
 check "each context lives as long as its allocation: the children's go when they exit" \

@@ -5,6 +5,25 @@ RESULTS=${RESULTS:-/dev/ttyS1}
 
 . /etc/profile
 
+# The flavour booted. The debug ones (debug, arm64-debug) have KASAN,
+# lockdep and MEM_ALLOC_PROFILING_DEBUG; the tag-based KASAN ones
+# (arm64-swtags, arm64-hwtags) have MEM_ALLOC_PROFILING_DEBUG too.
+FLAVOR=$(sed -n 's/.*codetag\.flavor=\([^ ]*\).*/\1/p' /proc/cmdline)
+case $FLAVOR in
+*debug)	DEBUG_FLAVOR=1 PROFILING_DEBUG=1 ;;
+*tags)	DEBUG_FLAVOR= PROFILING_DEBUG=1 ;;
+*)	DEBUG_FLAVOR= PROFILING_DEBUG= ;;
+esac
+
+# Page tables: asm-generic's __pte_alloc_one() is the allocation site. x86
+# calls it from its own pte_alloc_one() (arch/x86/mm/pgtable.c); arm64
+# takes asm-generic's pte_alloc_one(), inlined into its callers in
+# mm/memory.c. The site's module: is the unit it is compiled into.
+case $(uname -m) in
+aarch64) PTE_MODULE=memory ;;
+*) PTE_MODULE=pgtable ;;
+esac
+
 report() {
 	echo "$*"
 	echo "$*" >> "$RESULTS"
