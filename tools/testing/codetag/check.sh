@@ -218,6 +218,44 @@ kunit_layer() {
 	kunit_run kunit-nofault nofault
 }
 
+# The suites again in an arm64 kernel, under QEMU.
+kunit_arm64_layer() {
+	skipped arm64-kunit && return
+	kunit_run kunit-arm64 arm64
+}
+
+# Tag-based KASAN keeps its own tag in page->flags, so fewer bits are left
+# there for page tags: the kernel must still boot, say in its log where
+# page tags went, charge pages (20-alloc-tag.t) and stay free of splats.
+# Software tags on the small guest leave room in the flags; hardware tags
+# with NUMA and NUMA balancing, as Debian's arm64 kernel has them, do not,
+# and the tags must go to page_ext.
+kasan_tags_layer() {
+	local flavor line want
+	skipped arm64-tags && return
+	for flavor in arm64-swtags arm64-hwtags; do
+		case $flavor in
+		arm64-swtags) want="page->flags" ;;
+		*) want="page_ext" ;;
+		esac
+		step "$flavor: kernel builds" "kernel-$flavor" \
+			"$H" kernel "$flavor" || continue
+		step "$flavor: test modules and boot image build" \
+			"initramfs-$flavor" "$H" initramfs "$flavor" || continue
+		CODETAG_APPEND="codetag.tests=20-alloc-tag.t" \
+			"$H" boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
+		guest_results "$flavor"
+		line=$(grep -m1 -E "alloc_tag: .*page tags are kept in" \
+		       "$LOGS/boot-$flavor.log" | tr -d '\r')
+		case $line in
+		*"page tags are kept in $want"*)
+			pass "$flavor: the boot log says page tags went to $want: ${line#*alloc_tag: }" ;;
+		*)	fail "$flavor: the boot log says page tags went to $want"
+			grep -m3 "alloc_tag: " "$LOGS/boot-$flavor.log" | sed 's/^/#   /' ;;
+		esac
+	done
+}
+
 # checkpatch --strict on every patch of the series, every file it creates
 # (as the tree built has it) and the test modules. The first patch adds
 # the MAINTAINERS entry that covers every file the series creates;
@@ -369,6 +407,17 @@ prebuild() {
 	left_out soak || "$H" kernel distro-debug
 }
 
+# The arm64 layers, in a lane of their own beside the x86-64 ones: TCG
+# runs a guest's vCPUs in one host thread, so while an x86-64 guest boots
+# on one core, an arm64 guest boots on the other. Their checks are
+# written to a file and reported after the x86-64 layers'.
+arm64_lane() {
+	timed arm64 guest_layer arm64
+	timed arm64-debug guest_layer arm64-debug
+	timed "arm64 KASAN tags" kasan_tags_layer
+	timed "arm64 KUnit" kunit_arm64_layer
+}
+
 echo "# codetag: make check ($(date -u '+%F %T') UTC)"
 start=$(date +%s)
 step "host packages installed" deps "$H" deps &&
@@ -376,6 +425,8 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 {
 	prebuild > "$LOGS/prebuild.log" 2>&1 &
 	prebuilder=$!
+	arm64_lane > "$LOGS/arm64-lane.out" 2>&1 &
+	arm64_laner=$!
 	timed kunit kunit_layer
 	timed guest guest_layer guest
 	timed W=1 w1_layer
@@ -391,6 +442,11 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 			series-test "$H" series-test
 	timed soak soak_layer
 	wait $prebuilder
+	wait $arm64_laner
+	echo "# arm64 (run beside the layers above)"
+	cat "$LOGS/arm64-lane.out"
+	PASS=$((PASS + $(grep -c '^ok - ' "$LOGS/arm64-lane.out")))
+	FAIL=$((FAIL + $(grep -c '^not ok - ' "$LOGS/arm64-lane.out")))
 }
 echo "# wall time: $(( $(date +%s) - start )) s"
 echo "$PASS passed, $FAIL failed"
