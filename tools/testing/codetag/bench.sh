@@ -3,7 +3,8 @@
 #
 # "make bench": what the framework costs, measured in one run.
 #
-#   bench.sh [micro|distro|all]     (all by default)
+#   bench.sh [micro|arm64|distro|all]     (all by default; arm64 is the
+#                                         arm64 half of micro)
 #
 # Every guest runs under "qemu -icount shift=0,sleep=off" with one vCPU:
 # one guest nanosecond is one instruction, so the figures are instruction
@@ -19,7 +20,8 @@
 # the fault points: the guest kernel built without them ("no points"),
 # against "off", and "off" booted with one memory fault point armed
 # elsewhere ("armed"), which makes every allocator test for a pending
-# fault. All three with profiling off.
+# fault. All three with profiling off. Then the same two tables for the
+# arm64 guests (qemu-system-aarch64, "virt", -cpu max).
 #
 # distro: what users pay, on Debian's own configuration and a real
 # workload: a fixed stress-ng run (guest/workload.sh) on the distro kernel
@@ -33,8 +35,8 @@ set -euo pipefail
 
 PART=${1:-all}
 case $PART in
-micro|distro|all) ;;
-*) echo "usage: bench.sh [micro|distro|all]" >&2; exit 2 ;;
+micro|arm64|distro|all) ;;
+*) echo "usage: bench.sh [micro|arm64|distro|all]" >&2; exit 2 ;;
 esac
 
 # boot_run MODE FLAVOR NAME [CMDLINE]: one boot of FLAVOR in MODE (bench
@@ -50,22 +52,29 @@ boot_run() {
 run() { boot_run bench "$@"; }
 workload() { boot_run workload "$@"; }
 
+# micro [arm64-]: the x86-64 guests, or with "arm64-" the arm64 ones, whose
+# flavours and results have that prefix.
 micro() {
-	for flavor in nopro nofault guest up612-nopro up612; do
+	local p=${1:-} guest flavor
+	guest=${p:-guest}
+	guest=${guest%-}
+	echo
+	echo "$(case $p in arm64-) echo arm64 ;; *) echo x86-64 ;; esac) guest, one vCPU under qemu -icount"
+	for flavor in ${p}nopro ${p}nofault $guest ${p}up612-nopro ${p}up612; do
 		quiet "kernel-$flavor" "$H" kernel "$flavor"
 		quiet "initramfs-$flavor" "$H" initramfs "$flavor"
 	done
-	run nopro out
-	run guest off sysctl.vm.mem_profiling=0
-	run guest on sysctl.vm.mem_profiling=1
-	run nofault nopoints sysctl.vm.mem_profiling=0
-	run guest armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt probability 0"'
-	run up612-nopro up-out
-	run up612 up-off sysctl.vm.mem_profiling=0
-	run up612 up-on sysctl.vm.mem_profiling=1
+	run ${p}nopro ${p}out
+	run $guest ${p}off sysctl.vm.mem_profiling=0
+	run $guest ${p}on sysctl.vm.mem_profiling=1
+	run ${p}nofault ${p}nopoints sysctl.vm.mem_profiling=0
+	run $guest ${p}armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt probability 0"'
+	run ${p}up612-nopro ${p}up-out
+	run ${p}up612 ${p}up-off sysctl.vm.mem_profiling=0
+	run ${p}up612 ${p}up-on sysctl.vm.mem_profiling=1
 
-	rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|+ctx ' "$B/bench-$1.txt"; }
-	col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
+	rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|+ctx ' "$B/bench-$p$1.txt"; }
+	col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$p$1.txt"; }
 
 	printf '%-22s %9s %9s %9s %7s %7s  %9s %9s %9s %7s %7s  %8s\n' "allocate+free pair" \
 		out off on "off" "on" "6.12 out" off on "off" "on" "on/6.12"
@@ -87,7 +96,7 @@ micro() {
 		awk -v m="$m" '{ v[$1] = $2 } END {
 			printf "  %-7s kmalloc-64 %7.2f = call site %6.2f + allocator %7.2f\n", m,
 				v["kmalloc-64"], v["kmalloc-64"] - v["kmalloc_noprof-64"], v["kmalloc_noprof-64"] }' \
-			"$B/bench-$m.txt"
+			"$B/bench-$p$m.txt"
 	done
 
 	echo
@@ -97,7 +106,7 @@ micro() {
 			v["kmalloc-64+ctx"], v["kmalloc-64+ctx"] - v["kmalloc-64"]
 		printf "the same pair at a site that is not enabled (%.2f): capture, stack depot lookup, drop\n",
 			v["kmalloc-64"]
-	     }' "$B/bench-on.txt"
+	     }' "$B/bench-${p}on.txt"
 
 	echo
 	printf '%-22s %10s %10s %10s %9s %9s\n' "fault points" "no points" off armed "off-no" "armed-no"
@@ -119,7 +128,7 @@ micro() {
 	     END {
 		printf "time_stats, one recording: %.2f instructions in time_stats_record(), %.2f for a\n", r, p
 		printf "start+end pair with its two clock reads (%.2f each): %.2f beyond them\n", c, p - 2 * c
-	     }' "$B/bench-off.txt"
+	     }' "$B/bench-${p}off.txt"
 
 	echo
 	awk '{ v[$1] = $2 }
@@ -128,7 +137,7 @@ micro() {
 			v["errno_fail_ERR"] - v["errno_fail_plain"], v["errno_fail_plain"], v["errno_fail_ERR"]
 		printf "%+.2f on the success path (%.2f, %.2f)\n",
 			v["errno_ok_ERR"] - v["errno_ok_plain"], v["errno_ok_plain"], v["errno_ok_ERR"]
-	     }' "$B/bench-off.txt"
+	     }' "$B/bench-${p}off.txt"
 
 	# The framework's memory: what the guest has in use beyond the kernel
 	# built without it, after the same boot and workload (1 GiB guest).
@@ -139,7 +148,7 @@ micro() {
 			printf "%s\n", title
 			printf "  off: %d kB (%.3f%% of RAM)   on: %d kB (%.3f%% of RAM)\n",
 				out - off, (out - off) * 100 / 1048576, out - on, (out - on) * 100 / 1048576
-		     }' "$B/bench-$2.txt" "$B/bench-$3.txt" "$B/bench-$4.txt"
+		     }' "$B/bench-$p$2.txt" "$B/bench-$p$3.txt" "$B/bench-$p$4.txt"
 	}
 	echo
 	memory_line "memory in use beyond the compiled-out kernel, 1 GiB guest after boot and a workload:" \
@@ -176,7 +185,8 @@ distro() {
 quiet deps "$H" deps bench
 quiet tree "$H" tree
 case $PART in
-micro)	micro ;;
+micro)	micro; micro arm64- ;;
+arm64)	micro arm64- ;;
 distro)	distro ;;
-all)	micro; distro ;;
+all)	micro; micro arm64-; distro ;;
 esac
