@@ -265,7 +265,7 @@ checkpatch_layer() {
 		   'tools/testing/codetag/modules/*.[ch]' 'patches/*.patch') \
 		 $("$H" new-files); do
 		case $f in
-		*Makefile|*Kbuild|*.kunitconfig|*.rst) continue ;;
+		*Makefile|*Kbuild|*.kunitconfig|*.rst|*.svg|*/.gitignore) continue ;;
 		patches/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
 				--strict -q --ignore FILE_PATH_CHANGES \
 				"$ROOT/$f" 2>&1) ;;
@@ -391,6 +391,60 @@ compile_fail_layer() {
 	fi
 }
 
+# The ok/not ok lines of a test program on the host, as checks named $1.
+host_results() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) pass "$1: ${line#ok - }" ;;
+		"not ok - "*) fail "$1: ${line#not ok - }" ;;
+		*) echo "#   $line" ;;
+		esac
+	done
+}
+
+# tools/codetag on the host, built and installed with its own Makefile
+# (codetag-plot.py beside codetag, where "plot" finds it): its parsers and
+# its ranking of growth on recorded and malformed files (tool/test-sites.c,
+# under valgrind), then its commands on them (tool/run.sh), the picture
+# of the documentation included.
+tool_layer() {
+	local src=$B/linux/tools/codetag out=$B/tool-host log=$LOGS/tool.log
+	skipped tool && return
+	rm -rf "$out"
+	mkdir -p "$out"
+	if ! make -C "$src" O="$out" install DESTDIR="$out/inst" prefix=/usr \
+		> "$log" 2>&1; then
+		fail "tools/codetag builds (log: ${log#$ROOT/})"
+		tail -20 "$log" | sed 's/^/#   /'
+		return
+	elif grep -q "warning:" "$log"; then
+		fail "tools/codetag builds without warnings"
+		grep "warning:" "$log" | head -10 | sed 's/^/#   /'
+	else
+		pass "tools/codetag builds without warnings"
+	fi
+	if ! gcc -O2 -g -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
+		-I "$src" -o "$out/test-sites" "$HARNESS/tool/test-sites.c" \
+		"$src/sites.c" -lm >> "$log" 2>&1; then
+		fail "tool: the unit tests build (log: ${log#$ROOT/})"
+		return
+	fi
+	valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite \
+		"$out/test-sites" "$HARNESS/tool/data" > "$out/unit.out" 2>&1
+	local rc=$?
+	host_results tool < "$out/unit.out"
+	if [ $rc -eq 99 ]; then
+		fail "tool: valgrind finds no memory errors or leaks in the parsers"
+	else
+		pass "tool: valgrind finds no memory errors or leaks in the parsers"
+	fi
+	"$HARNESS/tool/run.sh" "$out/inst/usr/bin/codetag" "$B/linux" \
+		"$out/work" 2>&1 |
+		host_results tool
+}
+
 # The later layers' kernels and images, built in the background from the
 # start: a boot keeps one core busy (TCG runs both vCPUs in one thread)
 # and a build both, so the next flavour's build fills the core a boot
@@ -425,6 +479,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	arm64_lane > "$LOGS/arm64-lane.out" 2>&1 &
 	arm64_laner=$!
 	timed kunit kunit_layer
+	timed tool tool_layer
 	timed guest guest_layer guest
 	timed W=1 w1_layer
 	timed compile-fail compile_fail_layer

@@ -108,6 +108,7 @@ die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 PACKAGES="linux-source-6.1 qemu-system-x86 busybox-static flex bison bc cpio
 	  qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils git
+	  python3-matplotlib strace valgrind
 	  python3-sphinx python3-sphinx-rtd-theme linux-config-6.1 mmdebstrap
 	  e2fsprogs util-linux kmod libc6-dev"
 # make bench's upstream columns only.
@@ -466,6 +467,7 @@ cmd_image() {
 	for c in "$HARNESS"/guest/*.c; do
 		cp "$B/$(basename "$c" .c)" "$stage/usr/local/bin/"
 	done
+	build_tool "$flavor" "$stage/usr/local/bin"
 	rm -f "$B/disk-$flavor.img"
 	mkfs.ext4 -q -F -L root -d "$stage" "$B/disk-$flavor.img" 3G
 	rm -rf "$stage"
@@ -521,6 +523,19 @@ guest_userland() {
 			-Wno-unused-parameter -Werror \
 			-o "$stage/usr/bin/$(basename "$c" .c)" "$c"
 	done
+	build_tool "$flavor" "$stage/usr/bin"
+}
+
+# The tree's tools/codetag, static, for flavor $1's guest, into $2: built
+# with its own Makefile, as a user builds it to copy to a board or phone.
+build_tool() {
+	local out=$B/tool-$1 cross=
+	[ "$(arch_of "$1")" = arm64 ] && cross=aarch64-linux-gnu-
+	rm -rf "$out"
+	mkdir -p "$out"
+	make -s -C "$SRC/tools/codetag" O="$out" CROSS_COMPILE=$cross \
+		LDFLAGS=-static >&2
+	cp "$out/codetag" "$2/"
 }
 
 cmd_initramfs() {

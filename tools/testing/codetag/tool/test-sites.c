@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of tools/codetag/sites.c: the parsers on recorded and
+ * malformed files, snapshots and recordings written and read back, the
+ * comparison of two readings and the ranking of growing sites.
+ *
+ *   test-sites DATA_DIR
+ *
+ * prints one "ok - " or "not ok - " line per check. The figures expected
+ * are those of the files in DATA_DIR (see its README), summed here by a
+ * separate, naive reading of the same lines.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codetag.h"
+
+static const char *data;
+static int failed;
+
+static void check(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", cond ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failed |= !cond;
+}
+
+static FILE *open_data(const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", data, name);
+	f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	return f;
+}
+
+/* Sum of the first column, and the number of lines, of an allocinfo file. */
+static void naive_sum(const char *name, long long *bytes, size_t *lines)
+{
+	char line[4096];
+	long long b;
+	FILE *f = open_data(name);
+
+	*bytes = 0;
+	*lines = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lld", &b) == 1) {
+			*bytes += b;
+			(*lines)++;
+		}
+	fclose(f);
+}
+
+static long long total_bytes(const struct alloc_sites *s)
+{
+	long long sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		sum += s->v[i].bytes;
+	return sum;
+}
+
+static unsigned int total_count(const struct alloc_sites *s)
+{
+	unsigned int sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		sum += s->v[i].count;
+	return sum;
+}
+
+static int parse_allocinfo_file(const char *name, struct alloc_sites *s,
+				struct parse_error *err)
+{
+	FILE *f = open_data(name);
+	int ret;
+
+	alloc_sites_init(s);
+	memset(err, 0, sizeof(*err));
+	ret = allocinfo_parse(f, s, err);
+	fclose(f);
+	return ret;
+}
+
+static void test_upstream_allocinfo(void)
+{
+	struct alloc_sites s;
+	struct parse_error err;
+	struct alloc_site *site;
+	long long bytes;
+	size_t lines;
+
+	naive_sum("allocinfo-6.12", &bytes, &lines);
+	check(!parse_allocinfo_file("allocinfo-6.12", &s, &err),
+	      "upstream 6.12's /proc/allocinfo parses");
+	check(total_bytes(&s) == bytes && total_count(&s) == lines,
+	      "... every line is counted, %lld bytes in %zu lines", bytes, lines);
+	check(s.nr == lines - 1,
+	      "... the two lines of one inline function make one site");
+	site = alloc_sites_find(&s, "include/linux/fs.h:3100 func:alloc_inode_sb");
+	check(site && site->bytes == 73728 + 24576 && site->calls == 24 &&
+	      site->count == 2, "... whose figures are their sums");
+	site = alloc_sites_find(&s, "fs/ext4/super.c:1396 [ext4] func:ext4_alloc_inode");
+	check(site && site->module && !strcmp(site->module, "ext4") &&
+	      site->bytes == 8192, "... a module's site has its module");
+	site = alloc_sites_find(&s, "mm/slub.c:2442 func:alloc_slab_page");
+	check(site && !site->module && site->calls == 2560,
+	      "... a built-in one has none");
+	alloc_sites_free(&s);
+}
+
+static void test_guest_allocinfo(void)
+{
+	struct alloc_sites s;
+	struct parse_error err;
+	struct alloc_site *site;
+	long long bytes;
+	size_t lines, i, unloaded = 0;
+	FILE *f;
+
+	naive_sum("guest/allocinfo", &bytes, &lines);
+	check(!parse_allocinfo_file("guest/allocinfo", &s, &err),
+	      "this kernel's /proc/allocinfo parses (%zu lines)", lines);
+	check(total_bytes(&s) == bytes && total_count(&s) == lines,
+	      "... every line is counted, %lld bytes", bytes);
+	f = open_data("guest/alloc_tags");
+	check(!alloc_tags_mark_unloaded(f, &s, &err),
+	      "... and its alloc_tags, for the marks of unloaded modules");
+	fclose(f);
+	for (i = 0; i < s.nr; i++)
+		unloaded += s.v[i].unloaded;
+	site = alloc_sites_find(&s, "tools/testing/codetag/modules/codetag_test_leak.c:28 [codetag_test_leak] func:leak_pages");
+	check(unloaded == 2 && site && site->unloaded,
+	      "... the leak module's two sites are marked unloaded");
+	alloc_sites_free(&s);
+}
+
+static void test_malformed_allocinfo(void)
+{
+	static const struct {
+		const char *file;
+		unsigned long line;
+		const char *what;
+	} cases[] = {
+		{ "malformed/allocinfo-calls", 4, "calls that are not a number" },
+		{ "malformed/allocinfo-line", 4, "a site without its line" },
+		{ "malformed/allocinfo-module", 2, "an unclosed [module" },
+		{ "malformed/allocinfo-func", 2, "a site without func:" },
+		{ "malformed/allocinfo-empty", 0, "an empty file" },
+	};
+	struct alloc_sites s;
+	struct parse_error err;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ret = parse_allocinfo_file(cases[i].file, &s, &err);
+		check(ret && err.line == cases[i].line && err.msg[0],
+		      "allocinfo with %s is refused at line %lu (said: %lu: %s)",
+		      cases[i].what, cases[i].line, err.line, err.msg);
+		alloc_sites_free(&s);
+	}
+}
+
+static void test_snapshot_roundtrip(void)
+{
+	struct alloc_sites s, back;
+	struct parse_error err;
+	size_t i, same = 0;
+	FILE *f = tmpfile();
+
+	parse_allocinfo_file("allocinfo-6.12", &s, &err);
+	s.time = 1700000000.25;
+	alloc_sites_find(&s, "fs/ext4/super.c:1396 [ext4] func:ext4_alloc_inode")->unloaded = true;
+	snapshot_write(f, &s);
+	rewind(f);
+	alloc_sites_init(&back);
+	check(!allocinfo_parse(f, &back, &err) && back.nr == s.nr,
+	      "a snapshot reads back, every site");
+	for (i = 0; i < s.nr; i++) {
+		struct alloc_site *b = alloc_sites_find(&back, s.v[i].tag);
+
+		same += b && b->bytes == s.v[i].bytes &&
+			b->calls == s.v[i].calls && b->unloaded == s.v[i].unloaded;
+	}
+	check(same == s.nr, "... with the same figures and unloaded marks");
+	check(fabs(back.time - s.time) < 0.001, "... and the time it was taken");
+	fclose(f);
+	alloc_sites_free(&s);
+	alloc_sites_free(&back);
+}
+
+static void test_diff(void)
+{
+	struct alloc_sites old, new;
+	struct parse_error err;
+	struct site_change *v;
+	size_t nr, i;
+	bool ordered = true;
+
+	parse_allocinfo_file("guest/before", &old, &err);
+	parse_allocinfo_file("guest/after", &new, &err);
+	v = alloc_sites_diff(&old, &new, &nr);
+	check(nr > 1 && strstr(v[0].tag, "codetag_test_leak.c:28 [codetag_test_leak] func:leak_pages") &&
+	      v[0].new_bytes - v[0].old_bytes == 512 * 4096,
+	      "diff of the recorded snapshots: the leaking line first, grown by 512 pages");
+	for (i = 1; i < nr; i++)
+		ordered &= llabs(v[i - 1].new_bytes - v[i - 1].old_bytes) >=
+			   llabs(v[i].new_bytes - v[i].old_bytes);
+	check(ordered, "... the others after it, by the size of their change");
+	free(v);
+
+	/* A site only before: its module is gone; only after: it is new. */
+	alloc_sites_add(&old, "x.c:1 [gone] func:f")->bytes = 10;
+	alloc_sites_add(&new, "y.c:2 [fresh] func:g")->bytes = 20;
+	v = alloc_sites_diff(&old, &new, &nr);
+	for (i = 0; i < nr && strcmp(v[i].tag, "x.c:1 [gone] func:f"); i++)
+		;
+	check(i < nr && v[i].in_old && !v[i].in_new && v[i].new_bytes == 0,
+	      "... a site that went with its module is listed as gone");
+	for (i = 0; i < nr && strcmp(v[i].tag, "y.c:2 [fresh] func:g"); i++)
+		;
+	check(i < nr && !v[i].in_old && v[i].in_new && v[i].old_bytes == 0,
+	      "... a site that came with one, as new");
+	free(v);
+	alloc_sites_free(&old);
+	alloc_sites_free(&new);
+}
+
+#define READINGS 12
+
+/*
+ * Readings of four sites written as "codetag watch" does: one that grows
+ * by a page each time, one that goes up and down, one that never moves,
+ * one whose module goes away half-way.
+ */
+static void test_watch_roundtrip(void)
+{
+	static const char *const names[] = {
+		"mm/leak.c:1 func:leaky", "mm/cache.c:2 func:cachy",
+		"mm/still.c:3 func:still", "m.c:4 [mod] func:gone",
+	};
+	long long want[4][READINGS], *got;
+	struct alloc_sites prev, cur;
+	struct watch_series w;
+	struct parse_error err;
+	struct leak *leaks;
+	size_t nr, i, r, rows = 0;
+	char line[512];
+	bool same = true;
+	FILE *f = tmpfile();
+
+	watch_csv_header(f);
+	alloc_sites_init(&prev);
+	for (r = 0; r < READINGS; r++) {
+		alloc_sites_init(&cur);
+		cur.time = 1000 + 2.0 * r;
+		want[0][r] = 4096 * (r + 1);
+		want[1][r] = 8192 + (r % 2 ? 4096 : 0);
+		want[2][r] = 65536;
+		want[3][r] = r < READINGS / 2 ? 512 * (long long)r : 0;
+		for (i = 0; i < 4; i++) {
+			if (i == 3 && r >= READINGS / 2)
+				continue;
+			alloc_sites_add(&cur, names[i])->bytes = want[i][r];
+		}
+		watch_csv_sample(f, r ? &prev : NULL, &cur);
+		alloc_sites_free(&prev);
+		prev = cur;
+	}
+	alloc_sites_free(&prev);
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		rows++;
+	/* header, a total per reading, 4 sites at first, then the changes */
+	check(rows == 1 + READINGS + 4 + 2 * (READINGS - 1) + (READINGS / 2 - 1) + 1,
+	      "a recording has a row per reading and per change only (%zu rows)",
+	      rows);
+	rewind(f);
+	check(!watch_csv_parse(f, &w, &err) && w.nr_samples == READINGS,
+	      "... it reads back, %d readings", READINGS);
+	check(w.nr_sites == 3, "... the sites that changed: all but the still one");
+	for (i = 0; i < w.nr_sites; i++) {
+		for (r = 0; r < 4 && strcmp(names[r], w.site[i]); r++)
+			;
+		got = series_bytes(&w, i);
+		same &= r < 4 && !memcmp(got, want[r], sizeof(want[r]));
+	}
+	check(same, "... every site's bytes at every reading as recorded");
+	check(w.time[READINGS - 1] == 2.0 * (READINGS - 1),
+	      "... at their times, from the first reading");
+
+	leaks = leaks_rank(&w, &nr);
+	check(nr >= 1 && !strcmp(w.site[leaks[0].site], names[0]) &&
+	      leaks[0].steps == READINGS - 1 && leaks[0].first == 0,
+	      "leaks: the site that grew at each reading is first, %d steps",
+	      READINGS - 1);
+	check(nr >= 1 && fabs(leaks[0].rate - 2048) < 0.001 &&
+	      leaks[0].growth == 4096 * (READINGS - 1),
+	      "... growing 4096 bytes each 2 s: 2048 bytes a second");
+	for (i = 0; i < nr && strcmp(w.site[leaks[i].site], names[1]); i++)
+		;
+	check(i == nr || leaks[i].steps <= 1,
+	      "... the one that goes up and down has at most one step");
+	for (i = 0; i < nr && strcmp(w.site[leaks[i].site], names[3]); i++)
+		;
+	check(i == nr, "... the one whose module went away is not listed");
+	free(leaks);
+	watch_series_free(&w);
+	fclose(f);
+}
+
+static void test_recorded_watch(void)
+{
+	struct watch_series w;
+	struct parse_error err;
+	struct leak *leaks;
+	size_t nr;
+	FILE *f = open_data("guest/watch.csv");
+	int ret = watch_csv_parse(f, &w, &err);
+
+	check(!ret && w.nr_samples >= 20,
+	      "the guest's recording reads back (%zu readings)", w.nr_samples);
+	fclose(f);
+	leaks = leaks_rank(&w, &nr);
+	check(nr && strstr(w.site[leaks[0].site], "func:leak_pages") &&
+	      leaks[0].steps >= LEAK_TRUST_STEPS,
+	      "... leaks ranks the leaking line first, with a trusted trend");
+	check(nr > 1 && strstr(w.site[leaks[1].site], "func:leak_objects"),
+	      "... the leaking objects next (%s)", nr > 1 ? w.site[leaks[1].site] : "-");
+	free(leaks);
+	watch_series_free(&w);
+}
+
+static void test_malformed_watch(void)
+{
+	static const struct {
+		const char *file;
+		unsigned long line;
+		const char *what;
+	} cases[] = {
+		{ "malformed/watch-quote.csv", 5, "an unterminated quote" },
+		{ "malformed/watch-header.csv", 1, "another header" },
+		{ "malformed/watch-outside.csv", 2, "a site's row before any reading" },
+		{ "malformed/watch-backwards.csv", 3, "time going backwards" },
+		{ "malformed/watch-bytes.csv", 3, "bytes that are not a number" },
+	};
+	struct watch_series w;
+	struct parse_error err;
+	size_t i;
+	FILE *f;
+	int ret;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		f = open_data(cases[i].file);
+		memset(&err, 0, sizeof(err));
+		ret = watch_csv_parse(f, &w, &err);
+		check(ret && err.line == cases[i].line,
+		      "a recording with %s is refused at line %lu (said: %lu: %s)",
+		      cases[i].what, cases[i].line, err.line, err.msg);
+		fclose(f);
+	}
+}
+
+static void test_dynamic_faults(void)
+{
+	int ret;
+	struct fault_point *v;
+	struct parse_error err;
+	size_t nr, i, armed = 0, lines = 0;
+	char line[1024];
+	FILE *f = open_data("guest/dynamic_faults");
+
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	rewind(f);
+	check(!dynamic_faults_parse(f, &v, &nr, &err) && nr == lines,
+	      "the guest's dynamic_faults parses, %zu points", lines);
+	fclose(f);
+	for (i = 0; i < nr; i++)
+		armed += v[i].armed;
+	for (i = 0; i < nr && !strstr(v[i].site, "func:fault_repeat"); i++)
+		;
+	check(armed == 1 && i < nr && v[i].armed && v[i].hits == 1000 &&
+	      v[i].faults == 10 && !strcmp(v[i].class, "memory") &&
+	      !strcmp(v[i].policy, "enabled frequency:100"),
+	      "... its one armed point, with its policy, hits and faults");
+	fault_points_free(v, nr);
+
+	f = open_data("malformed/dynamic_faults");
+	ret = dynamic_faults_parse(f, &v, &nr, &err);
+	check(ret && err.line == 2,
+	      "a point without its state is refused at line 2 (said: %lu: %s)",
+	      err.line, err.msg);
+	fclose(f);
+}
+
+static void test_time_stats(void)
+{
+	int ret;
+	struct latency_site *v;
+	struct parse_error err;
+	size_t nr, i, blocks = 0;
+	char line[1024];
+	FILE *f = open_data("guest/time_stats");
+
+	while (fgets(line, sizeof(line), f))
+		blocks += !strncmp(line, "count:", 6);
+	rewind(f);
+	check(!time_stats_parse(f, &v, &nr, &err) && nr == blocks,
+	      "the guest's time_stats parses, %zu sites", blocks);
+	fclose(f);
+	for (i = 0; i < nr && !strstr(v[i].site, "func:wait_10ms"); i++)
+		;
+	/* The test module's 20 waits for a 10 ms timer. */
+	check(i < nr && v[i].count == 20 && v[i].min >= 10000000 &&
+	      v[i].quantiles[7] >= v[i].min && v[i].quantiles[14] <= v[i].max &&
+	      v[i].quantiles[7] % 1000 == 0,
+	      "... the 10 ms waits: 20, in nanoseconds, quantiles within min and max");
+	latency_sites_free(v, nr);
+
+	f = open_data("malformed/time_stats-missing");
+	ret = time_stats_parse(f, &v, &nr, &err);
+	check(ret && err.line == 11,
+	      "a site without its max is refused at its line, 11 (said: %lu: %s)",
+	      err.line, err.msg);
+	fclose(f);
+	f = open_data("malformed/time_stats-quantiles");
+	ret = time_stats_parse(f, &v, &nr, &err);
+	check(ret && err.line == 9,
+	      "14 quantiles are refused at line 9 (said: %lu: %s)", err.line,
+	      err.msg);
+	fclose(f);
+}
+
+static void test_error_codes(void)
+{
+	int ret;
+	struct error_site *v;
+	struct parse_error err;
+	size_t nr, i, lines = 0;
+	char line[1024];
+	FILE *f = open_data("guest/error_codes");
+
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	rewind(f);
+	check(!error_codes_parse(f, &v, &nr, &err) && nr == lines,
+	      "the guest's error_codes parses, %zu sites", lines);
+	fclose(f);
+	for (i = 0; i < nr && !(strstr(v[i].site, "func:shmem_parse_one") &&
+				v[i].returned); i++)
+		;
+	check(i < nr && !strcmp(v[i].class, "-EINVAL") && v[i].code <= -1024,
+	      "... tmpfs' refused size, an -EINVAL with a unique code");
+	error_sites_free(v, nr);
+
+	f = open_data("malformed/error_codes");
+	ret = error_codes_parse(f, &v, &nr, &err);
+	check(ret && err.line == 2,
+	      "a count that is not a number is refused at line 2 (said: %lu: %s)",
+	      err.line, err.msg);
+	fclose(f);
+}
+
+static void test_human_bytes(void)
+{
+	char buf[32], b2[32], b3[32], b4[32];
+
+	human_bytes(buf, sizeof(buf), 1023);
+	human_bytes(b2, sizeof(b2), 1536);
+	human_bytes(b3, sizeof(b3), 2 * 1048576);
+	human_bytes(b4, sizeof(b4), -300 * 1024);
+	check(!strcmp(buf, "1023B") && !strcmp(b2, "1.5KiB") &&
+	      !strcmp(b3, "2.0MiB") && !strcmp(b4, "-300KiB"),
+	      "sizes print in binary units: %s %s %s %s", buf, b2, b3, b4);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-sites DATA_DIR\n");
+		return 2;
+	}
+	data = argv[1];
+	test_upstream_allocinfo();
+	test_guest_allocinfo();
+	test_malformed_allocinfo();
+	test_snapshot_roundtrip();
+	test_diff();
+	test_watch_roundtrip();
+	test_recorded_watch();
+	test_malformed_watch();
+	test_dynamic_faults();
+	test_time_stats();
+	test_error_codes();
+	test_human_bytes();
+	return failed;
+}
