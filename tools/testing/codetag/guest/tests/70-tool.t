@@ -1,0 +1,145 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/codetag, built statically from the tree, on the kernel it was
+# made for: top, a leak found with snapshot and diff and with watch and
+# leaks, and the views of the other applications' files, on sites this
+# script makes them record (the earlier tests' modules are unloaded).
+
+. /tests/lib.sh
+D=/sys/kernel/debug
+M=/modules
+T=/tmp/codetag-tool
+LEAK_SRC=tools/testing/codetag/modules/codetag_test_leak.c
+mkdir -p $T
+
+check "codetag is installed" command -v codetag
+
+# ---- top ---------------------------------------------------------------
+codetag top -n 5 > $T/top 2> $T/err
+rc=$?
+sed 's/^/#   /' $T/top
+check_eq "'codetag top -n 5' runs once in a pipe and succeeds" "$rc" 0
+check_eq "... it lists five sites" "$(grep -c ' func:' $T/top)" 5
+check "... without escape codes in a pipe" \
+	sh -c "! grep -q \"\$(printf '\\033')\" $T/top"
+codetag top -n 5 --json > $T/top.json
+# "bytes": figures of the five sites, in the order listed.
+sed 's/"bytes": \([0-9]*\)/\n@\1\n/g' $T/top.json | sed -n 's/^@//p' > $T/bytes
+check "'top --json' lists five sites, largest first" \
+	sh -c "[ \$(wc -l < $T/bytes) -eq 5 ] && sort -nr $T/bytes | cmp -s - $T/bytes"
+first=$(sed -n 's/^[^"]*"sites": \[{"site": "\([^"]*\)".*/\1/p' $T/top.json)
+check "... and the first is a site of /proc/allocinfo" \
+	grep -qF " $first" /proc/allocinfo
+
+# ---- snapshot and diff --------------------------------------------------
+insmod $M/codetag_test_holder.ko
+insmod $M/codetag_test_leak.ko
+codetag snapshot $T/before
+# 2 MiB of pages: more than anything else moves meanwhile, the snapshot
+# file itself included (tmpfs pages, charged to shmem).
+echo 512 > $D/codetag_test_leak
+codetag snapshot $T/after
+codetag diff $T/before $T/after > $T/diff
+sed -n 1,6p $T/diff | sed 's/^/#   /'
+check "diff names the leaking line first, grown by 2 MiB" \
+	sh -c "sed -n 3p $T/diff | grep -q '^+ *2.0MiB .* $LEAK_SRC:[0-9]* \[codetag_test_leak\] func:leak_pages\$'"
+check "... and the leaking objects too" \
+	grep -q "$LEAK_SRC:[0-9]* \[codetag_test_leak\] func:leak_objects\$" $T/diff
+rmmod codetag_test_leak
+codetag snapshot $T/unloaded
+check "a site of a module unloaded with its memory live is marked" \
+	sh -c "codetag diff $T/after $T/unloaded | grep -q 'func:leak_pages \[unloaded\]\$'"
+rmmod codetag_test_holder
+codetag snapshot $T/freed
+check "... and marked gone once its memory is freed" \
+	sh -c "codetag diff $T/unloaded $T/freed | grep -q '^ *-2.0MiB .*func:leak_pages \[gone: module unloaded\]\$'"
+printf 'allocinfo - version: 1.0\n     100 1 mm/slub.c:1 func:x\n  12 oops\n' > $T/bad
+codetag diff $T/bad $T/freed > /dev/null 2> $T/err
+check "a malformed snapshot is refused, its line named" \
+	grep -q "^codetag: $T/bad:3: expected" $T/err
+
+# ---- watch and leaks ----------------------------------------------------
+insmod $M/codetag_test_holder.ko
+insmod $M/codetag_test_leak.ko
+# 16 pages and 16 objects every half second, until the recording ends:
+# each of its nine intervals sees the leak grow.
+touch $T/leaking
+(
+	while [ -f $T/leaking ]; do
+		echo 16 > $D/codetag_test_leak
+		sleep 0.5
+	done
+) &
+leaker=$!
+codetag watch -i 1 -c 10 -o $T/watch.csv 2> $T/err
+rm $T/leaking
+check_eq "watch records ten readings" \
+	"$(grep -c '"(all sites)"$' $T/watch.csv)" 10
+wait $leaker
+codetag leaks $T/watch.csv > $T/leaks
+sed -n 1,6p $T/leaks | sed 's/^/#   /'
+check "leaks ranks the leaking line first, grown at each of 9 readings" \
+	sh -c "sed -n 3p $T/leaks | grep -q '^ *9 *9 .* $LEAK_SRC:[0-9]* \[codetag_test_leak\] func:leak_pages\$'"
+check "... and trusts its trend (8 readings that grew are needed)" \
+	sh -c "sed -n 1p $T/leaks | grep -q 'trusted after 8 readings' && ! sed -n 1,3p $T/leaks | grep -q 'not a trend yet'"
+head -4 $T/watch.csv > $T/short.csv
+check "a recording too short to trust is said to be so" \
+	sh -c "codetag leaks $T/short.csv | grep -q 'too short to trust any trend: it needs at least 9 readings'"
+rmmod codetag_test_leak
+rmmod codetag_test_holder
+
+# ---- faults, fault -------------------------------------------------------
+insmod $M/codetag_test_fault.ko
+codetag fault 'module codetag_test_fault func fault_op class memory oneshot' > $T/out 2>&1
+check "'codetag fault' arms points" grep -q "^codetag: applied: " $T/out
+codetag faults > $T/faults
+sed -n 1,4p $T/faults | sed 's/^/#   /'
+check "faults lists the armed points first" \
+	sh -c "sed -n 3p $T/faults | grep -q '^enabled times:1/1 .*module:codetag_test_fault func:fault_op\$'"
+check "... six of them, armed" \
+	[ "$(grep -c '^enabled times:1/1 .*module:codetag_test_fault func:fault_op$' $T/faults)" = 6 ]
+echo 1 > $D/codetag_test_fault/run 2>/dev/null
+check "... and, after a run, the one that failed it with a fault" \
+	sh -c "codetag faults -m codetag_test_fault | grep -q '^disabled *1 *1 .*func:fault_op\$'"
+codetag fault 'module codetag_test_fault frequency' > $T/out 2> $T/err
+rc=$?
+sed 's/^/#   /' $T/err
+check "a malformed command fails, and the kernel's message is shown" \
+	sh -c "[ $rc -ne 0 ] && grep -q \"'frequency' needs a number\" $T/err"
+codetag fault 'module codetag_test_fault disable' > /dev/null
+rmmod codetag_test_fault
+
+# ---- latency ---------------------------------------------------------------
+insmod $M/codetag_test_wait.ko
+echo 5 > $D/codetag_test_wait
+codetag latency -m codetag_test_wait > $T/latency
+sed 's/^/#   /' $T/latency
+# COUNT AVG MIN MEDIAN Q15/16 MAX, in microseconds: 10 ms waits.
+check "latency shows the module's 10 ms waits, in microseconds" \
+	awk '/func:wait_10ms$/ { n++; ok = $1 == 5 && $4 >= 10000 && $4 < 1000000 }
+	     END { exit !(n == 1 && ok) }' $T/latency
+codetag latency -n 0 > $T/latency
+check "latency lists sites by their 15/16 quantile, largest first" \
+	awk 'NR > 2 { if (NR > 3 && $5 > last) bad = 1; last = $5; n++ }
+	     END { exit bad || n < 2 }' $T/latency
+rmmod codetag_test_wait
+
+# ---- errors ----------------------------------------------------------------
+mkdir -p $T/mnt
+mount -t tmpfs -o size=12x none $T/mnt 2>/dev/null
+codetag errors -c EINVAL > $T/errors
+sed -n 1,5p $T/errors | sed 's/^/#   /'
+check "errors lists tmpfs' refused mount option, as an EINVAL" \
+	grep -q '^ *[1-9][0-9]* -EINVAL .* mm/shmem.c:[0-9]* module:shmem func:shmem_parse_one$' $T/errors
+check "... sites by the times they returned, most first" \
+	awk 'NR > 2 { if (NR > 3 && $1 > last) bad = 1; last = $1 } END { exit bad }' $T/errors
+
+# ---- --json, and nothing changed ------------------------------------------
+for c in "top -n 3" "diff $T/before $T/after" "leaks $T/watch.csv" \
+	 faults latency errors; do
+	# shellcheck disable=SC2086
+	check "'codetag $c --json' prints one JSON object" \
+		sh -c "codetag $c --json > $T/j && [ \$(wc -l < $T/j) = 1 ] && grep -q '^{.*}\$' $T/j"
+done
+rm -rf $T
