@@ -65,6 +65,26 @@ import json, sys
 d = json.load(open('$W/top.json'))
 c = [s['calls'] for s in d['sites']]
 sys.exit(not (len(c) == 3 and c == sorted(c, reverse=True)))"
+# Refreshed: the change since the start and per second. The file grows
+# by 1 MiB at one site once the first screen is out; top's interval is
+# long enough for that to happen before its second reading.
+"$CODETAG" top -s delta -n 3 -c 2 -i 5 > "$W/top2" 2>&1 &
+top_pid=$!
+for _ in $(seq 100); do
+	grep -q '^$' "$W/top2" 2> /dev/null && break
+	sleep 0.1
+done
+cp "$R/proc/allocinfo" "$W/allocinfo.orig"
+awk '/func:leak_pages$/ { $1 += 1048576; $2 += 256 } { print }' \
+	"$W/allocinfo.orig" > "$R/proc/allocinfo"
+wait $top_pid
+check "top -s delta: the site that grew comes first, +1.0MiB since the start" \
+	bash -c "awk 'f && / func:/ { print; exit } /^$/ { f = 1 }' '$W/top2' |
+		 grep -q '^ *5.5MiB .* +1.0MiB *+[0-9.]*[KM]iB  .*func:leak_pages \[unloaded\]\$'"
+cp "$W/allocinfo.orig" "$R/proc/allocinfo"
+script -qec "'$CODETAG' top -n 3 -c 2 -i 0.1" /dev/null > "$W/top-tty" 2>&1
+check "top in a terminal clears the screen for each refresh" \
+	[ "$(grep -o $'\033\\[H\033\\[2J' "$W/top-tty" | wc -l)" = 2 ]
 "$CODETAG" top -s sideways > /dev/null 2> "$W/err"
 check "top -s with an unknown key is refused, naming the choices" \
 	grep -q "bytes, calls, delta or rate" "$W/err"
@@ -82,7 +102,7 @@ check "... and carries the unloaded marks of alloc_tags" \
 	grep -q "$LEAK \[unloaded\]\$" "$W/snap"
 "$CODETAG" diff "$G/before" "$G/after" > "$W/diff"
 check "diff of the recorded snapshots names the leaking line first" \
-	bash -c "sed -n 3p '$W/diff' | grep -q '^+ *2.0MiB .* $LEAK\$'"
+	bash -c "sed -n 3p '$W/diff' | grep -q '^ *+2.0MiB .* $LEAK\$'"
 "$CODETAG" diff "$G/before" "$G/after" --json > "$W/diff.json"
 check "diff --json: valid JSON, the same first site and change" \
 	python3 -c "
@@ -118,6 +138,21 @@ text = open('$W/growth.svg').read()
 sys.exit(not (root.tag.endswith('svg') and 'leak_pages()' in text and 'leak_objects()' in text))"
 check "... the picture of Documentation/codetag/tools.rst, byte for byte" \
 	cmp "$W/growth.svg" "$TREE/Documentation/codetag/codetag-growth.svg"
+# The documentation's diff and leaks are of these recordings: what it
+# shows must be what the tool prints.
+doc_sample() {
+	awk -v cmd="    # codetag $1" '$0 == cmd { f = 1; next }
+		f && !/^    / { exit } f { print substr($0, 5) }' \
+		"$TREE/Documentation/codetag/tools.rst" > "$2"
+}
+doc_sample "diff -n 8 /tmp/before /tmp/after" "$W/diff8.doc"
+"$CODETAG" diff -n 8 "$G/before" "$G/after" > "$W/diff8"
+check "tools.rst's diff is what diff prints of the recordings" \
+	bash -c "[ -s '$W/diff8' ] && cmp '$W/diff8.doc' '$W/diff8'"
+doc_sample "leaks -n 8 /tmp/watch.csv" "$W/leaks8.doc"
+"$CODETAG" leaks -n 8 "$G/watch.csv" > "$W/leaks8"
+check "tools.rst's leaks is what leaks prints of the recording" \
+	bash -c "[ -s '$W/leaks8' ] && cmp '$W/leaks8.doc' '$W/leaks8'"
 CODETAG_PYTHON=/nonexistent "$CODETAG" plot "$G/watch.csv" -o "$W/x.svg" 2> "$W/err"
 check "plot without python says what it needs" \
 	grep -q "python3 and matplotlib" "$W/err"

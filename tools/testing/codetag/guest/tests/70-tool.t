@@ -44,7 +44,7 @@ codetag snapshot $T/after
 codetag diff $T/before $T/after > $T/diff
 sed -n 1,6p $T/diff | sed 's/^/#   /'
 check "diff names the leaking line first, grown by 4 MiB" \
-	sh -c "sed -n 3p $T/diff | grep -q '^+ *4.0MiB .* $LEAK_SRC:[0-9]* \[codetag_test_leak\] func:leak_pages\$'"
+	sh -c "sed -n 3p $T/diff | grep -q '^ *+4.0MiB .* $LEAK_SRC:[0-9]* \[codetag_test_leak\] func:leak_pages\$'"
 check "... and the leaking objects too" \
 	grep -q "$LEAK_SRC:[0-9]* \[codetag_test_leak\] func:leak_objects\$" $T/diff
 rmmod codetag_test_leak
