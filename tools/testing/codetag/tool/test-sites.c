@@ -49,17 +49,19 @@ static FILE *open_data(const char *name)
 /* Sum of the first column, and the number of lines, of an allocinfo file. */
 static void naive_sum(const char *name, long long *bytes, size_t *lines)
 {
-	char line[4096];
+	char line[4096], *end;
 	long long b;
 	FILE *f = open_data(name);
 
 	*bytes = 0;
 	*lines = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lld", &b) == 1) {
+	while (fgets(line, sizeof(line), f)) {
+		b = strtoll(line, &end, 10);
+		if (end != line) {
 			*bytes += b;
 			(*lines)++;
 		}
+	}
 	fclose(f);
 }
 
@@ -143,37 +145,11 @@ static void test_guest_allocinfo(void)
 	fclose(f);
 	for (i = 0; i < s.nr; i++)
 		unloaded += s.v[i].unloaded;
-	site = alloc_sites_find(&s, "tools/testing/codetag/modules/codetag_test_leak.c:28 [codetag_test_leak] func:leak_pages");
+	site = alloc_sites_find(&s,
+				"tools/testing/codetag/modules/codetag_test_leak.c:28 [codetag_test_leak] func:leak_pages");
 	check(unloaded == 2 && site && site->unloaded,
 	      "... the leak module's two sites are marked unloaded");
 	alloc_sites_free(&s);
-}
-
-static void test_malformed_allocinfo(void)
-{
-	static const struct {
-		const char *file;
-		unsigned long line;
-		const char *what;
-	} cases[] = {
-		{ "malformed/allocinfo-calls", 4, "calls that are not a number" },
-		{ "malformed/allocinfo-line", 4, "a site without its line" },
-		{ "malformed/allocinfo-module", 2, "an unclosed [module" },
-		{ "malformed/allocinfo-func", 2, "a site without func:" },
-		{ "malformed/allocinfo-empty", 0, "an empty file" },
-	};
-	struct alloc_sites s;
-	struct parse_error err;
-	size_t i;
-	int ret;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ret = parse_allocinfo_file(cases[i].file, &s, &err);
-		check(ret && err.line == cases[i].line && err.msg[0],
-		      "allocinfo with %s is refused at line %lu (said: %lu: %s)",
-		      cases[i].what, cases[i].line, err.line, err.msg);
-		alloc_sites_free(&s);
-	}
 }
 
 static void test_snapshot_roundtrip(void)
@@ -215,7 +191,8 @@ static void test_diff(void)
 	parse_allocinfo_file("guest/before", &old, &err);
 	parse_allocinfo_file("guest/after", &new, &err);
 	v = alloc_sites_diff(&old, &new, &nr);
-	check(nr > 1 && strstr(v[0].tag, "codetag_test_leak.c:28 [codetag_test_leak] func:leak_pages") &&
+	check(nr > 1 &&
+	      strstr(v[0].tag, "codetag_test_leak.c:28 [codetag_test_leak] func:leak_pages") &&
 	      v[0].new_bytes - v[0].old_bytes == 512 * 4096,
 	      "diff of the recorded snapshots: the leaking line first, grown by 512 pages");
 	for (i = 1; i < nr; i++)
@@ -346,48 +323,26 @@ static void test_recorded_watch(void)
 	watch_series_free(&w);
 }
 
-static void test_malformed_watch(void)
+/* The lines of @f that start with @prefix; @f is read from the start. */
+static size_t lines_with(FILE *f, const char *prefix)
 {
-	static const struct {
-		const char *file;
-		unsigned long line;
-		const char *what;
-	} cases[] = {
-		{ "malformed/watch-quote.csv", 5, "an unterminated quote" },
-		{ "malformed/watch-header.csv", 1, "another header" },
-		{ "malformed/watch-outside.csv", 2, "a site's row before any reading" },
-		{ "malformed/watch-backwards.csv", 3, "time going backwards" },
-		{ "malformed/watch-bytes.csv", 3, "bytes that are not a number" },
-	};
-	struct watch_series w;
-	struct parse_error err;
-	size_t i;
-	FILE *f;
-	int ret;
+	char line[1024];
+	size_t n = 0;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		f = open_data(cases[i].file);
-		memset(&err, 0, sizeof(err));
-		ret = watch_csv_parse(f, &w, &err);
-		check(ret && err.line == cases[i].line,
-		      "a recording with %s is refused at line %lu (said: %lu: %s)",
-		      cases[i].what, cases[i].line, err.line, err.msg);
-		fclose(f);
-	}
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, prefix, strlen(prefix));
+	rewind(f);
+	return n;
 }
 
 static void test_dynamic_faults(void)
 {
-	int ret;
 	struct fault_point *v;
 	struct parse_error err;
-	size_t nr, i, armed = 0, lines = 0;
-	char line[1024];
+	size_t nr, i, armed = 0;
 	FILE *f = open_data("guest/dynamic_faults");
+	size_t lines = lines_with(f, "");
 
-	while (fgets(line, sizeof(line), f))
-		lines++;
-	rewind(f);
 	check(!dynamic_faults_parse(f, &v, &nr, &err) && nr == lines,
 	      "the guest's dynamic_faults parses, %zu points", lines);
 	fclose(f);
@@ -400,27 +355,16 @@ static void test_dynamic_faults(void)
 	      !strcmp(v[i].policy, "enabled frequency:100"),
 	      "... its one armed point, with its policy, hits and faults");
 	fault_points_free(v, nr);
-
-	f = open_data("malformed/dynamic_faults");
-	ret = dynamic_faults_parse(f, &v, &nr, &err);
-	check(ret && err.line == 2,
-	      "a point without its state is refused at line 2 (said: %lu: %s)",
-	      err.line, err.msg);
-	fclose(f);
 }
 
 static void test_time_stats(void)
 {
-	int ret;
 	struct latency_site *v;
 	struct parse_error err;
-	size_t nr, i, blocks = 0;
-	char line[1024];
+	size_t nr, i;
 	FILE *f = open_data("guest/time_stats");
+	size_t blocks = lines_with(f, "count:");
 
-	while (fgets(line, sizeof(line), f))
-		blocks += !strncmp(line, "count:", 6);
-	rewind(f);
 	check(!time_stats_parse(f, &v, &nr, &err) && nr == blocks,
 	      "the guest's time_stats parses, %zu sites", blocks);
 	fclose(f);
@@ -432,33 +376,16 @@ static void test_time_stats(void)
 	      v[i].quantiles[7] % 1000 == 0,
 	      "... the 10 ms waits: 20, in nanoseconds, quantiles within min and max");
 	latency_sites_free(v, nr);
-
-	f = open_data("malformed/time_stats-missing");
-	ret = time_stats_parse(f, &v, &nr, &err);
-	check(ret && err.line == 11,
-	      "a site without its max is refused at its line, 11 (said: %lu: %s)",
-	      err.line, err.msg);
-	fclose(f);
-	f = open_data("malformed/time_stats-quantiles");
-	ret = time_stats_parse(f, &v, &nr, &err);
-	check(ret && err.line == 9,
-	      "14 quantiles are refused at line 9 (said: %lu: %s)", err.line,
-	      err.msg);
-	fclose(f);
 }
 
 static void test_error_codes(void)
 {
-	int ret;
 	struct error_site *v;
 	struct parse_error err;
-	size_t nr, i, lines = 0;
-	char line[1024];
+	size_t nr, i;
 	FILE *f = open_data("guest/error_codes");
+	size_t lines = lines_with(f, "");
 
-	while (fgets(line, sizeof(line), f))
-		lines++;
-	rewind(f);
 	check(!error_codes_parse(f, &v, &nr, &err) && nr == lines,
 	      "the guest's error_codes parses, %zu sites", lines);
 	fclose(f);
@@ -468,13 +395,91 @@ static void test_error_codes(void)
 	check(i < nr && !strcmp(v[i].class, "-EINVAL") && v[i].code <= -1024,
 	      "... tmpfs' refused size, an -EINVAL with a unique code");
 	error_sites_free(v, nr);
+}
 
-	f = open_data("malformed/error_codes");
-	ret = error_codes_parse(f, &v, &nr, &err);
-	check(ret && err.line == 2,
-	      "a count that is not a number is refused at line 2 (said: %lu: %s)",
-	      err.line, err.msg);
+enum parser { ALLOCINFO, WATCH, FAULTS, TIME_STATS, ERROR_CODES };
+
+/* @parser's verdict on @file: 0, or -1 with @err filled in. */
+static int parse_file(enum parser parser, const char *file,
+		      struct parse_error *err)
+{
+	struct alloc_sites s;
+	struct watch_series w;
+	struct fault_point *fp;
+	struct latency_site *ls;
+	struct error_site *es;
+	FILE *f = open_data(file);
+	size_t nr;
+	int ret = -1;
+
+	memset(err, 0, sizeof(*err));
+	switch (parser) {
+	case ALLOCINFO:
+		alloc_sites_init(&s);
+		ret = allocinfo_parse(f, &s, err);
+		alloc_sites_free(&s);
+		break;
+	case WATCH:
+		ret = watch_csv_parse(f, &w, err);
+		if (!ret)
+			watch_series_free(&w);
+		break;
+	case FAULTS:
+		ret = dynamic_faults_parse(f, &fp, &nr, err);
+		if (!ret)
+			fault_points_free(fp, nr);
+		break;
+	case TIME_STATS:
+		ret = time_stats_parse(f, &ls, &nr, err);
+		if (!ret)
+			latency_sites_free(ls, nr);
+		break;
+	case ERROR_CODES:
+		ret = error_codes_parse(f, &es, &nr, err);
+		if (!ret)
+			error_sites_free(es, nr);
+		break;
+	}
 	fclose(f);
+	return ret;
+}
+
+/* Each file of malformed/ breaks one rule at a known line. */
+static void test_malformed(void)
+{
+	static const struct {
+		enum parser parser;
+		const char *file;
+		unsigned long line;
+		const char *what;
+	} cases[] = {
+		{ ALLOCINFO, "allocinfo-calls", 4, "allocinfo with calls that are not a number" },
+		{ ALLOCINFO, "allocinfo-line", 4, "allocinfo with a site without its line" },
+		{ ALLOCINFO, "allocinfo-module", 2, "allocinfo with an unclosed [module" },
+		{ ALLOCINFO, "allocinfo-func", 2, "allocinfo with a site without func:" },
+		{ ALLOCINFO, "allocinfo-empty", 0, "an empty allocinfo" },
+		{ WATCH, "watch-quote.csv", 5, "a recording with an unterminated quote" },
+		{ WATCH, "watch-header.csv", 1, "a recording with another header" },
+		{ WATCH, "watch-outside.csv", 2, "a site's row before any reading" },
+		{ WATCH, "watch-backwards.csv", 3, "a recording whose time goes backwards" },
+		{ WATCH, "watch-bytes.csv", 3, "bytes that are not a number" },
+		{ FAULTS, "dynamic_faults", 2, "a fault point without its state" },
+		{ TIME_STATS, "time_stats-missing", 11, "a latency site without its max" },
+		{ TIME_STATS, "time_stats-quantiles", 9, "14 quantiles" },
+		{ ERROR_CODES, "error_codes", 2, "a count of returns that is not a number" },
+	};
+	struct parse_error err;
+	char file[256];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(file, sizeof(file), "malformed/%s", cases[i].file);
+		ret = parse_file(cases[i].parser, file, &err);
+		check(ret && err.line == cases[i].line && err.msg[0],
+		      "%s is refused at line %lu (said: %lu: %s)", cases[i].what,
+		      cases[i].line, err.line, err.msg);
+	}
 }
 
 static void test_human_bytes(void)
@@ -499,15 +504,14 @@ int main(int argc, char **argv)
 	data = argv[1];
 	test_upstream_allocinfo();
 	test_guest_allocinfo();
-	test_malformed_allocinfo();
 	test_snapshot_roundtrip();
 	test_diff();
 	test_watch_roundtrip();
 	test_recorded_watch();
-	test_malformed_watch();
 	test_dynamic_faults();
 	test_time_stats();
 	test_error_codes();
+	test_malformed();
 	test_human_bytes();
 	return failed;
 }
