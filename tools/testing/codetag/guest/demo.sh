@@ -28,6 +28,9 @@ run "echo 'file tools/testing/codetag/modules/codetag_test_leak.c line $line ena
 run "sh -c 'echo 1 > $D/codetag_test_leak'"
 run "cat $D/alloc_tags.ctx"
 run "echo 'file tools/testing/codetag/modules/codetag_test_leak.c line $line disable' > $D/alloc_tags.ctx"
+say "tools/codetag finds it: two snapshots, the line that grew first"
+run "codetag snapshot /tmp/before; echo 256 > $D/codetag_test_leak; codetag snapshot /tmp/after"
+run "codetag diff -n 3 /tmp/before /tmp/after"
 say "Unloaded with live allocations: its tags are kept until they are freed"
 run "rmmod codetag_test_leak; dmesg | grep 'unloaded with'"
 run "grep func:leak_ $D/alloc_tags"
@@ -56,6 +59,7 @@ insmod /modules/codetag_test_wait.ko
 run "echo 20 > $D/codetag_test_wait"
 run "grep -A8 'func:wait_10ms' $D/time_stats"
 run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
+run "codetag latency -n 3"
 rmmod codetag_test_wait
 
 say "Error codes that remember where they were born"
