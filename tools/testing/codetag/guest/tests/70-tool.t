@@ -100,7 +100,10 @@ check "'codetag fault' arms points" grep -q "^codetag: applied: " $T/out
 codetag faults > $T/faults
 sed -n 1,4p $T/faults | sed 's/^/#   /'
 check "faults lists the armed points first" \
-	sh -c "sed -n 3p $T/faults | grep -q '^enabled times:1/1 .*module:codetag_test_fault func:fault_op\$'"
+	awk 'NR > 2 && /^disabled / { off = 1 } NR > 2 && /^enabled / && off { bad = 1 }
+	     END { exit bad || NR < 3 }' $T/faults
+check "... the module's, with -m, armed oneshot" \
+	sh -c "codetag faults -m codetag_test_fault | sed -n 3p | grep -q '^enabled times:1/1 .*module:codetag_test_fault func:fault_op\$'"
 check "... six of them, armed" \
 	[ "$(grep -c '^enabled times:1/1 .*module:codetag_test_fault func:fault_op$' $T/faults)" = 6 ]
 echo 1 > $D/codetag_test_fault/run 2>/dev/null
