@@ -66,12 +66,14 @@ check "a malformed snapshot is refused, its line named" \
 # ---- watch and leaks ----------------------------------------------------
 insmod $M/codetag_test_holder.ko
 insmod $M/codetag_test_leak.ko
-# 16 pages and 16 objects every half second, until the recording ends:
-# each of its nine intervals sees the leak grow.
+# 64 pages and 64 objects every half second, until the recording ends:
+# each of its nine intervals sees the leak grow, faster than anything
+# else grows (a KASAN kernel's slab pages grow by some 160 KiB a second
+# meanwhile, while its quarantine fills).
 touch $T/leaking
 (
 	while [ -f $T/leaking ]; do
-		echo 16 > $D/codetag_test_leak
+		echo 64 > $D/codetag_test_leak
 		sleep 0.5
 	done
 ) &
