@@ -269,7 +269,7 @@ checkpatch_layer() {
 		patches/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
 				--strict -q --ignore FILE_PATH_CHANGES \
 				"$ROOT/$f" 2>&1) ;;
-		tools/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
+		tools/testing/codetag/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
 				--strict -q -f "$ROOT/$f" 2>&1) ;;
 		*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl --strict \
 				-q -f "$f" 2>&1) ;;
