@@ -117,6 +117,14 @@ check "a malformed snapshot is refused, its file and line named" \
 "$CODETAG" diff allocinfo-6.12 allocinfo-6.12 > "$W/diff-up"
 check "upstream Linux's allocinfo is read too" \
 	grep -q "^0 sites changed" "$W/diff-up"
+mkdir -p "$W/up/proc"
+cp upstream-6.12/allocinfo "$W/up/proc/"
+CODETAG_ROOT=$W/up "$CODETAG" top -n 0 -m codetag_bench > "$W/top-up"
+# Its distinct sites, lines of one site text summed.
+want=$(awk '$4 == "[codetag_bench]" { print $3, $5 }' upstream-6.12/allocinfo |
+       sort -u | wc -l)
+check "top on upstream 6.12's recorded allocinfo: the module's $want sites" \
+	[ "$(grep -c ' \[codetag_bench\] func:bench_[a-z_]*$' "$W/top-up")" = "$want" ]
 
 # ---- leaks, plot ------------------------------------------------------------
 "$CODETAG" leaks "$G/watch.csv" > "$W/leaks"
