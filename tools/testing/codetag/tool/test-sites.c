@@ -206,6 +206,54 @@ static void test_guest_allocinfo(void)
 	alloc_sites_free(&s);
 }
 
+/* @text in a stream, for the parsers. */
+static FILE *stream_of(const char *text)
+{
+	FILE *f = tmpfile();
+
+	fputs(text, f);
+	rewind(f);
+	return f;
+}
+
+/*
+ * A module unloaded with its memory live, then loaded again: its kept
+ * tags and its new ones print alike in allocinfo. The site is unloaded
+ * only once every line of it is.
+ */
+static void test_unloaded_and_reloaded(void)
+{
+	static const char allocinfo[] =
+		"       4096        1 m.c:1 [m] func:f\n"
+		"          0        0 m.c:1 [m] func:f\n";
+	static const char one_kept[] =
+		"4KiB 1 m.c:1 module:m func:f [unloaded]\n"
+		"0B 0 m.c:1 module:m func:f\n";
+	static const char both_kept[] =
+		"4KiB 1 m.c:1 module:m func:f [unloaded]\n"
+		"0B 0 m.c:1 module:m func:f [unloaded]\n";
+	struct alloc_sites s;
+	struct parse_error err;
+	bool reloaded, gone;
+	FILE *f;
+
+	alloc_sites_init(&s);
+	f = stream_of(allocinfo);
+	allocinfo_parse(f, &s, &err);
+	fclose(f);
+	f = stream_of(one_kept);
+	alloc_tags_mark_unloaded(f, &s, &err);
+	fclose(f);
+	reloaded = s.nr == 1 && !s.v[0].unloaded;
+	f = stream_of(both_kept);
+	alloc_tags_mark_unloaded(f, &s, &err);
+	fclose(f);
+	gone = s.nr == 1 && s.v[0].unloaded;
+	check(reloaded && gone,
+	      "a module loaded again beside its kept tags is not unloaded; it is once both are");
+	alloc_sites_free(&s);
+}
+
 static void test_snapshot_roundtrip(void)
 {
 	struct alloc_sites s, back;
@@ -547,6 +595,7 @@ int main(int argc, char **argv)
 	test_upstream_allocinfo();
 	test_upstream_recorded();
 	test_guest_allocinfo();
+	test_unloaded_and_reloaded();
 	test_snapshot_roundtrip();
 	test_diff();
 	test_watch_roundtrip();
