@@ -466,6 +466,23 @@ static void test_time_stats(void)
 	      v[i].quantiles[7] % 1000 == 0,
 	      "... the 10 ms waits: 20, in nanoseconds, quantiles within min and max");
 	latency_sites_free(v, nr);
+
+	/* As make demo printed it: the max in ms, the quantiles in us. */
+	f = stream_of("fs/pipe.c:378 module:pipe func:pipe_read\n"
+		      "count:          7\n"
+		      "rate:           1/sec\n"
+		      "frequency:      289 ms\n"
+		      "avg duration:   74771 us\n"
+		      "min duration:   304 us\n"
+		      "max duration:   340 ms\n"
+		      "stddev:         117 ms\n"
+		      "quantiles (us): 304 304 304 304 304 304 7733 7733 7733 7733 7733 7733 340015 340015 340015\n"
+		      "\n");
+	check(!time_stats_parse(f, &v, &nr, &err) && nr == 1 &&
+	      v[0].max == 340015000,
+	      "a max rounded down to 340 ms is at least its largest quantile, 340015 us");
+	fclose(f);
+	latency_sites_free(v, nr);
 }
 
 static void test_error_codes(void)
