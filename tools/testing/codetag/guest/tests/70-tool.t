@@ -13,6 +13,18 @@ T=/tmp/codetag-tool
 LEAK_SRC=tools/testing/codetag/modules/codetag_test_leak.c
 mkdir -p $T
 
+# An unloaded module's kept tags go a few seconds after its last
+# allocation is freed; the later tests load codetag_test_leak afresh and
+# read its lines.
+leak_tags_released() {
+	i=0
+	while grep -q '\[codetag_test_leak\]' /proc/allocinfo && [ $i -lt 30 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	! grep -q '\[codetag_test_leak\]' /proc/allocinfo
+}
+
 check "codetag is installed" command -v codetag
 
 # ---- top ---------------------------------------------------------------
@@ -53,8 +65,7 @@ codetag snapshot $T/unloaded
 check "a site of a module unloaded with its memory live is marked" \
 	sh -c "codetag diff -n 0 $T/after $T/unloaded | grep -q 'func:leak_pages \[unloaded\]\$'"
 rmmod codetag_test_holder
-# The kept tags go a few seconds after their last allocation is freed.
-sleep 6
+leak_tags_released
 codetag snapshot $T/freed
 check "... and marked gone once its memory is freed" \
 	sh -c "codetag diff $T/unloaded $T/freed | grep -q '^ *-4.0MiB .*func:leak_pages \[gone: module unloaded\]\$'"
@@ -94,6 +105,8 @@ check "a recording too short to trust is said to be so" \
 	sh -c "codetag leaks $T/short.csv | grep -q 'too short to trust any trend: it needs at least 9 readings'"
 rmmod codetag_test_leak
 rmmod codetag_test_holder
+check "the leak module's kept tags are released once it is all freed" \
+	leak_tags_released
 
 # ---- faults, fault -------------------------------------------------------
 insmod $M/codetag_test_fault.ko
