@@ -93,24 +93,17 @@ static size_t lines_with(FILE *f, const char *prefix)
 	return n;
 }
 
-static long long total_bytes(const struct alloc_sites *s)
+/* The parsed sites add up to @bytes in @lines lines of the file. */
+static bool sums_to(const struct alloc_sites *s, long long bytes, size_t lines)
 {
 	long long sum = 0;
-	size_t i;
+	size_t i, count = 0;
 
-	for (i = 0; i < s->nr; i++)
+	for (i = 0; i < s->nr; i++) {
 		sum += s->v[i].bytes;
-	return sum;
-}
-
-static unsigned int total_count(const struct alloc_sites *s)
-{
-	unsigned int sum = 0;
-	size_t i;
-
-	for (i = 0; i < s->nr; i++)
-		sum += s->v[i].count;
-	return sum;
+		count += s->v[i].count;
+	}
+	return sum == bytes && count == lines;
 }
 
 static int parse_allocinfo_file(const char *name, struct alloc_sites *s,
@@ -137,7 +130,7 @@ static void test_upstream_allocinfo(void)
 	naive_sum("allocinfo-6.12", &bytes, &lines);
 	check(!parse_allocinfo_file("allocinfo-6.12", &s, &err),
 	      "upstream 6.12's /proc/allocinfo parses");
-	check(total_bytes(&s) == bytes && total_count(&s) == lines,
+	check(sums_to(&s, bytes, lines),
 	      "... every line is counted, %lld bytes in %zu lines", bytes, lines);
 	check(s.nr == lines - 1,
 	      "... the two lines of one inline function make one site");
@@ -170,7 +163,7 @@ static void test_upstream_recorded(void)
 	      blank_ended == lines,
 	      "upstream 6.12's recorded /proc/allocinfo parses, each of its %zu lines ending in a blank",
 	      lines);
-	check(total_bytes(&s) == bytes && total_count(&s) == lines,
+	check(sums_to(&s, bytes, lines),
 	      "... every line is counted, %lld bytes", bytes);
 	site = alloc_sites_find(&s,
 				"tools/testing/codetag/modules/codetag_bench.c:126 [codetag_bench] func:bench_vmalloc");
@@ -191,7 +184,7 @@ static void test_guest_allocinfo(void)
 	naive_sum("guest/allocinfo", &bytes, &lines);
 	check(!parse_allocinfo_file("guest/allocinfo", &s, &err),
 	      "this kernel's /proc/allocinfo parses (%zu lines)", lines);
-	check(total_bytes(&s) == bytes && total_count(&s) == lines,
+	check(sums_to(&s, bytes, lines),
 	      "... every line is counted, %lld bytes", bytes);
 	f = open_data("guest/alloc_tags");
 	check(!alloc_tags_mark_unloaded(f, &s, &err),
