@@ -90,6 +90,20 @@ free_kb() {
 	echo $(( $(meminfo MemFree) + $(free_lists_kb) ))
 }
 
+# site_growth OLD NEW: the allocation site whose live allocations grew
+# most from allocinfo reading OLD to reading NEW, as "CALLS BYTES SITE".
+# Lines of one text (an inline function of a header built into several
+# objects) are summed, as allocinfo's readers do.
+site_growth() {
+	awk 'FNR <= 2 || NF < 3 { next }
+	     { k = $0; sub(/^ *[0-9]+ +[0-9]+ /, "", k)
+	       d = FILENAME == ARGV[1] ? -1 : 1
+	       calls[k] += d * $2; bytes[k] += d * $1 }
+	     END { for (k in calls)
+			if (top == "" || calls[k] > calls[top]) top = k
+		   print calls[top] + 0, bytes[top] + 0, top }' "$1" "$2"
+}
+
 # fail_site_once SITE: arm memory fault point SITE (file:line) of the
 # codetag_test_fault module "oneshot", run the module's operation, disarm.
 # Succeeds if the operation failed with -ENOMEM and the point injected its
