@@ -905,7 +905,7 @@ cmd_export() {
 	local tree=$B/devtree
 	[ -d "$tree/.git" ] || die "no ${tree#$ROOT/}: make devtree first"
 	rm -f "$ROOT"/patches/[0-9][0-9][0-9][0-9]-*.patch
-	git -C "$tree" format-patch -q --zero-commit --no-signature \
+	git -C "$tree" format-patch -q --zero-commit --no-signature --abbrev=7 \
 		-o "$ROOT/patches" base..HEAD
 	{
 		echo "# The series, in the order git am applies it: see README.md."
