@@ -614,10 +614,11 @@ cmd_boot() {
 		append="$append sysctl.vm.mem_profiling=never" ;;
 	slabs)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit} ;;
 	soak)	# The soak's time, and as long again for the set-up and
-		# the checks after it on a debug kernel.
+		# the checks after it on a debug kernel; then a third of it
+		# for the control plane's torture (80-control-torture.t).
 		local secs=${CODETAG_SOAK_SECONDS:-300}
-		limit=$((2 * secs + 900))
-		append="$append codetag.soak=$secs" ;;
+		limit=$((2 * secs + 900 + secs / 3))
+		append="$append codetag.soak=$secs codetag.torture=$((secs / 3))" ;;
 	bench|workload|clock)
 		# One vCPU, guest time counting instructions: exact figures,
 		# and busy waits whose true lengths are known (clock). The

@@ -225,3 +225,7 @@ early=$(awk '$1 == "early_page_bytes" { printf "%d", $2 / 1024 }' $D/alloc_tags.
 used=$(( $(meminfo MemTotal) - $(meminfo MemFree) - $(free_lists_kb) ))
 check "the page allocator's sites hold the memory in use to within 10% ($charged kB of $used, $early of them before page tags)" \
 	[ $((charged * 100)) -ge $(((used - early) * 90)) -a $((charged * 100)) -le $((used * 110)) ]
+
+# The control plane's torture, on this debug kernel too: modules, every
+# application's commands, profiling switches and readers, all at once.
+sh /tests/80-control-torture.t

@@ -116,6 +116,22 @@ check "control: 'module codetag_test_more reset' resets that module only" \
 	sh -c "[ \$(grep -c 'module:codetag_test_more .*hits:0\$' $TAGS) = 2 ] &&
 	       grep -v 'module:codetag_test_more ' $TAGS | cmp -s - /tmp/tags.others"
 
+# "index N" is the position in the listing when the command is applied: a
+# module loaded in between comes after every tag listed before it, and
+# one unloaded in between moves the tags after it up.
+first_more=$(grep -n 'module:codetag_test_more ' $TAGS | head -1)
+idx=$((${first_more%%:*} - 1))
+site=$(echo "${first_more#*:}" | cut -d' ' -f1)
+hits_at() { grep "^$1 " $TAGS | sed 's/.*hits://'; }
+h0=$(hits_at "$site")
+echo "index $idx hit" > $C
+rmmod codetag_test_tags
+echo "index 0 hit" > $C
+insmod $M/codetag_test_tags.ko
+echo "index 0 hit" > $C
+check_eq "index $idx, then index 0 after an unload before it and a load, select $site each time" \
+	"$(hits_at "$site")" "$((h0 + 3))"
+
 rmmod codetag_test_tags
 check_eq "module tags disappear on rmmod" \
 	"$(type_line codetag_test)" "codetag_test vmlinux:0 codetag_test_more:2"
