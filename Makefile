@@ -7,7 +7,8 @@
 #   make shell   boot the guest to a busybox shell (debugfs mounted);
 #                FLAVOR=distro boots Debian's configuration and root instead
 #   make soak    SOAK_SECONDS (3600) of stress with faults injected on the
-#                distro debug kernel; results in build/soak-distro-debug.txt
+#                distro debug kernel; results in build/soak-distro-debug.txt;
+#                and the arm64 KASAN_HW_TAGS kernel built
 #   make bench   instructions per allocate+free pair (qemu -icount)
 #   make patch   one diff against pristine 6.1: build/codetag-6.1.patch
 #   make series  the patch series and its cover letter: build/series/
@@ -35,6 +36,7 @@ shell:
 
 soak:
 	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
+	 $(H)/harness.sh kernel arm64-hwtags && \
 	 $(H)/harness.sh kernel distro-debug && $(H)/harness.sh initramfs distro-debug && \
 	 CODETAG_SOAK_SECONDS=$(SOAK_SECONDS) $(H)/harness.sh boot distro-debug soak; \
 	 cat build/soak-distro-debug.txt

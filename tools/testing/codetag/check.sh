@@ -159,11 +159,14 @@ guest_layer() {
 }
 
 # The soak: stress with faults injected, while modules come and go and
-# every control is switched (guest/distro-tests/soak.sh), on the distro
-# kernel with KASAN, UBSAN, lockdep and DEBUG_VM (distro-debug), booted
-# from a fresh root image. "make soak" runs the same for longer.
+# every control is switched (guest/distro-tests/soak.sh), then the control
+# plane's torture, on the distro kernel, booted from a fresh root image.
+# KASAN, UBSAN and lockdep run the same tests on the small guests (debug,
+# arm64-debug); "make soak" runs the soak for longer on the distro kernel
+# with them (distro-debug), whose build alone would take a cold run past
+# its time.
 soak_layer() {
-	local flavor=distro-debug
+	local flavor=distro
 	skipped soak && return
 	step "$flavor: kernel builds" "kernel-$flavor" "$H" kernel "$flavor" ||
 		return
@@ -228,14 +231,12 @@ kunit_arm64_layer() {
 # there for page tags: the kernel must still boot, say in its log where
 # page tags went, charge pages (20-alloc-tag.t) and stay free of splats.
 # Software tags on the small guest leave room in the flags. Hardware tags
-# (MTE) are only built: 6.1.192 itself, without this series, reports a
+# (MTE) are not booted: 6.1.192 itself, without this series, reports a
 # slab-out-of-bounds in __kasan_slab_alloc() during kmem_cache_init() and
-# panics, so no KASAN_HW_TAGS kernel of it boots.
+# panics, so no KASAN_HW_TAGS kernel of it boots; "make soak" builds one.
 kasan_tags_layer() {
 	local flavor=arm64-swtags line
 	skipped arm64-tags && return
-	step "arm64-hwtags: kernel builds" kernel-arm64-hwtags \
-		"$H" kernel arm64-hwtags
 	step "$flavor: kernel builds" "kernel-$flavor" \
 		"$H" kernel "$flavor" || return
 	step "$flavor: test modules and boot image build" \
@@ -455,7 +456,6 @@ prebuild() {
 	left_out guest || { "$H" kernel noalloc && "$H" initramfs noalloc; }
 	left_out debug || { "$H" kernel debug && "$H" initramfs debug; }
 	left_out distro || { "$H" kernel distro && "$H" rootfs; }
-	left_out soak || "$H" kernel distro-debug
 }
 
 # The arm64 layers, in a lane of their own beside the x86-64 ones: TCG

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# The soak, on the distro-debug flavour (KASAN, UBSAN, lockdep, DEBUG_VM):
+# The soak, on a distro flavour (in "make check" distro, in "make soak"
+# distro-debug, with KASAN, UBSAN, lockdep and DEBUG_VM):
 # codetag.soak=SECONDS (300 by default) of a stress-ng mix,
 # while memory faults are injected into stress-ng's workers, modules and
 # file systems come and go, every application's controls are switched and
@@ -47,7 +48,7 @@ PRESSURE=$!
 echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
 
 # Huge pages split while other threads lock and unlock their tails, on
-# this debug kernel, before any fault is armed (codetag_test_split).
+# this kernel, before any fault is armed (codetag_test_split).
 set -- $(split_under_lock 20)
 check "20 huge pages split under lock_page(): every locker woke and stopped ($*)" \
 	sh -c "[ '$2' = 20 ] && [ '$8' = 0 ] && [ '${4:-0}' -gt 0 ]"
@@ -226,6 +227,6 @@ used=$(( $(meminfo MemTotal) - $(meminfo MemFree) - $(free_lists_kb) ))
 check "the page allocator's sites hold the memory in use to within 10% ($charged kB of $used, $early of them before page tags)" \
 	[ $((charged * 100)) -ge $(((used - early) * 90)) -a $((charged * 100)) -le $((used * 110)) ]
 
-# The control plane's torture, on this debug kernel too: modules, every
+# The control plane's torture, on this kernel too: modules, every
 # application's commands, profiling switches and readers, all at once.
 sh /tests/80-control-torture.t

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The control plane under concurrency, for codetag.torture= seconds (90
-# by default; the distro flavour leaves it to distro-debug's soak, which
-# runs it on the same configuration with KASAN and lockdep): test modules
+# by default; the distro flavour leaves it to the soak, which runs it
+# on the same configuration after the stress mix): test modules
 # load and unload, with and without live
 # allocations and with a failing init, while every application's commands
 # arm, disarm and switch their sites in those modules and in vmlinux,
@@ -35,7 +35,7 @@ distro)	SECONDS_ALL=${SECONDS_ALL:-0} ;;
 *)	SECONDS_ALL=${SECONDS_ALL:-90} ;;
 esac
 if [ "$SECONDS_ALL" -eq 0 ]; then
-	echo "# the control plane's torture runs in distro-debug's soak, not here"
+	echo "# the control plane's torture runs in the distro soak, not here"
 	exit 0
 fi
 END=$(($(date +%s) + SECONDS_ALL))
