@@ -17,7 +17,7 @@ C=$D/alloc_tags.ctx
 S=$D/time_stats
 T=$D/codetag_test_fault
 M=/modules
-WRITES=$(sed -n 's/.*codetag\.fuzz=\([0-9]*\).*/\1/p' /proc/cmdline)
+WRITES=$(cmdline_number fuzz)
 case $FLAVOR in
 guest)	WRITES=${WRITES:-100000} ;;
 *)	WRITES=${WRITES:-10000} ;;

@@ -29,7 +29,7 @@ F=$D/dynamic_faults
 C=$D/alloc_tags.ctx
 S=$D/time_stats
 M=/modules
-SECONDS_ALL=$(sed -n 's/.*codetag\.torture=\([0-9]*\).*/\1/p' /proc/cmdline)
+SECONDS_ALL=$(cmdline_number torture)
 case $FLAVOR in
 distro)	SECONDS_ALL=${SECONDS_ALL:-0} ;;
 *)	SECONDS_ALL=${SECONDS_ALL:-90} ;;

@@ -157,3 +157,9 @@ field() { echo "$1" | sed -n "s/^$2: *//p"; }
 to_ns() {
 	echo "$1" | awk '{ m = ($2 == "s") ? 1e9 : ($2 == "ms") ? 1e6 : ($2 == "us") ? 1e3 : 1; printf "%.0f", $1 * m }'
 }
+
+# cmdline_number NAME: N of codetag.NAME=N on the kernel command line, or
+# nothing.
+cmdline_number() {
+	sed -n "s/.*codetag\.$1=\([0-9]*\).*/\1/p" /proc/cmdline
+}
