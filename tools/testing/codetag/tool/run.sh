@@ -133,6 +133,32 @@ check "leaks ranks the recorded leak first, with a trusted trend" \
 "$CODETAG" leaks -k 1000 "$G/watch.csv" > "$W/leaks-k"
 check "leaks -k: a recording shorter than the steps asked for is too short" \
 	grep -q "too short to trust any trend: it needs at least 1001 readings" "$W/leaks-k"
+# watch -e: a reading after each run of a command, however long it takes.
+# Here the command is the leak: 4 KiB more on one line at each run.
+cat > "$W/leak.awk" <<'AWK'
+/codetag_test_leak.c:28 / { printf "%12d %8d %s %s %s\n", $1 + 4096, $2 + 1, $3, $4, $5; next }
+{ print }
+AWK
+leak_once="awk -f $W/leak.awk $R/proc/allocinfo > $W/allocinfo.new && mv $W/allocinfo.new $R/proc/allocinfo"
+"$CODETAG" watch -e "$leak_once" -c 10 -o "$W/watch-e.csv" 2> "$W/err"
+"$CODETAG" leaks "$W/watch-e.csv" > "$W/leaks-e"
+check "watch -e: the line the command leaks on grew at each of 9 readings" \
+	bash -c "sed -n 3p '$W/leaks-e' | grep -q '^ *9 *9 .* $LEAK\$'"
+check "... by 4 KiB a run, 36 KiB in all" \
+	bash -c "sed -n 3p '$W/leaks-e' | grep -q ' +36KiB .* $LEAK\$'"
+cp "$G/allocinfo" "$R/proc/allocinfo"
+"$CODETAG" watch -e "exit 3" -c 5 -o "$W/watch-f.csv" 2> "$W/err"
+rc=$?
+check "watch -e: a failing command stops the recording with status 1, and says so" \
+	bash -c "[ $rc = 1 ] && grep -q \"'exit 3' exited with status 3: the recording stops\" '$W/err'"
+check "... keeping the reading taken before it" \
+	[ "$(grep -c '"(all sites)"$' "$W/watch-f.csv")" = 1 ]
+"$CODETAG" watch -e true -i 1 -c 2 -o "$W/watch-x.csv" 2> /dev/null
+check "watch: -e and -i together are a usage error" [ $? = 2 ]
+"$CODETAG" watch -e 'echo run' -c 3 -o - > "$W/watch-o.csv" 2> "$W/err"
+check "watch -e -o -: the command's output goes to standard error, not into the CSV" \
+	bash -c "[ \$(grep -c '^run\$' '$W/err') = 2 ] && ! grep -q '^run' '$W/watch-o.csv' &&
+		 [ \$(grep -c '\"(all sites)\"\$' '$W/watch-o.csv') = 3 ]"
 "$CODETAG" leaks malformed/watch-backwards.csv > /dev/null 2> "$W/err"
 check "a malformed recording is refused, its line named" \
 	grep -q "watch-backwards.csv:3: time" "$W/err"

@@ -162,16 +162,31 @@ check "a module whose tags are refused does not load" \
 check "... and is not listed" sh -c "! grep -q codetag_test_tags /proc/modules"
 echo 0 > /sys/module/codetag_test_type/parameters/refuse_load
 
-# Keep-on-unload: the type keeps the module's tags and memory.
+# Keep-on-unload: the type keeps the module's tags, in an area of their
+# own; the rest of the module (its code, data and strings) goes.
 echo 1 > /sys/module/codetag_test_type/parameters/keep
 vm0=$(meminfo VmallocUsed)
 insmod $M/codetag_test_tags.ko
+# vmallocinfo prints real addresses only with kptr_restrict at 1 (to root).
+kptr=$(cat /proc/sys/kernel/kptr_restrict)
+echo 1 > /proc/sys/kernel/kptr_restrict
+core=$(awk '$1 == "codetag_test_tags" { print $6 }' /proc/modules)
+mapped=$(grep -c "^$core-" /proc/vmallocinfo)
+grep 'module:codetag_test_tags ' $D/codetag_test/tags | sed 's/ hits:.*//' > /tmp/tags-loaded
 dmesg_mark
 rmmod codetag_test_tags
 check_eq "kept tags stay listed, marked unloaded" \
 	"$(type_line codetag_test)" "codetag_test vmlinux:0 codetag_test_tags[unloaded]:5"
 check "kept tags print with [unloaded]" \
 	sh -c "grep -c 'module:codetag_test_tags func:.* \[unloaded\] hits:' $D/codetag_test/tags | grep -qx 5"
+grep 'module:codetag_test_tags ' $D/codetag_test/tags | sed 's/ \[unloaded\] hits:.*//' > /tmp/tags-kept
+check "... with the file, line and function each had while loaded" \
+	sh -c "[ -s /tmp/tags-loaded ] && cmp -s /tmp/tags-loaded /tmp/tags-kept"
+check_eq "the module's core ($core) was mapped while it was loaded" \
+	"$mapped" 1
+check "... and is freed on unload, though its tags are kept" \
+	sh -c "! grep -q '^$core-' /proc/vmallocinfo"
+echo $kptr > /proc/sys/kernel/kptr_restrict
 check "unload with kept tags is logged" \
 	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_tags: unloaded, but 1 tag type(s) still use its tags'"
 insmod $M/codetag_test_tags.ko

@@ -77,23 +77,16 @@ check "a malformed snapshot is refused, its line named" \
 # ---- watch and leaks ----------------------------------------------------
 insmod $M/codetag_test_holder.ko
 insmod $M/codetag_test_leak.ko
-# 64 pages and 64 objects every half second, until the recording ends:
-# each of its nine intervals sees the leak grow, faster than anything
-# else grows (a KASAN kernel's slab pages grow by some 160 KiB a second
-# meanwhile, while its quarantine fills).
-touch $T/leaking
-(
-	while [ -f $T/leaking ]; do
-		echo 64 > $D/codetag_test_leak
-		sleep 0.5
-	done
-) &
-leaker=$!
-codetag watch -i 1 -c 10 -o $T/watch.csv 2> $T/err
-rm $T/leaking
+# A reading after each leak of 64 pages and 64 objects: each of the nine
+# intervals sees the leak grow, however slowly the guest runs, and faster
+# than anything else grows (a KASAN kernel's slab pages grow meanwhile,
+# while its quarantine fills).
+codetag watch -e "echo 64 > $D/codetag_test_leak" -c 10 -o $T/watch.csv 2> $T/err
 check_eq "watch records ten readings" \
 	"$(grep -c '"(all sites)"$' $T/watch.csv)" 10
-wait $leaker
+codetag watch -i 0.2 -c 3 -o $T/timed.csv 2> $T/err
+check_eq "watch -i records readings at intervals" \
+	"$(grep -c '"(all sites)"$' $T/timed.csv)" 3
 codetag leaks $T/watch.csv > $T/leaks
 sed -n 1,6p $T/leaks | sed 's/^/#   /'
 check "leaks ranks the leaking line first, grown at each of 9 readings" \
