@@ -705,13 +705,16 @@ cmd_boot() {
 
 # "kunit nofault": the allocation profiling suites in a kernel without
 # fault points, which alloc_tags.ctx must not need. "kunit arm64": every
-# suite in an arm64 kernel under QEMU.
+# suite in an arm64 kernel under QEMU. The first, UML kernel also has the
+# page reference tracepoints, through which a test forces the interleaving
+# of a race in __free_pages(); the others run without them, as shipped.
 cmd_kunit() {
 	local dir=out-kunit extra=() cc=$CC_WRAP
 
 	cd "$SRC"
 	case ${1:-} in
-	"")	;;
+	"")	extra=(--kconfig_add CONFIG_ENABLE_DEFAULT_TRACERS=y
+		       --kconfig_add CONFIG_DEBUG_PAGE_REF=y) ;;
 	nofault) dir=out-kunit-nofault
 		extra=(--kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n 'alloc_tag*') ;;
 	arm64)	dir=out-kunit-arm64
