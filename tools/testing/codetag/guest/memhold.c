@@ -2,19 +2,21 @@
 /*
  * memhold: hold anonymous memory for the page mover tests.
  *
- *   memhold MIB [huge|nohuge] [same] [merge]
+ *   memhold MIB [huge|nohuge] [same] [merge] [shmem] [collapse]
  *
- * Maps MIB MiB of anonymous memory, advises it (nohuge: MADV_NOHUGEPAGE,
+ * Maps MIB MiB of anonymous memory (with "shmem", of a memfd, shared), advises it (nohuge: MADV_NOHUGEPAGE,
  * merge: MADV_MERGEABLE for KSM), writes every page (each with its own
  * pattern, or with "same" all alike, so that KSM can merge them), with
  * "huge" advises MADV_HUGEPAGE only then (for khugepaged to collapse the
- * small pages), prints "ready" and waits. SIGUSR1 makes it read every
+ * small pages), with "collapse" collapses them itself (MADV_COLLAPSE) and
+ * prints "collapsed", then prints "ready" and waits. SIGUSR1 makes it read every
  * page back and check it (which swaps in what was swapped out) and print
  * "verified N" or "corrupt N", N the number of pages read. SIGUSR2 moves
  * every page with move_pages(2) to NUMA node 1, the next SIGUSR2 back to
  * node 0, and so on, and prints "moved N to node M, F failed". SIGTERM
  * ends it.
  */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,10 @@
 #include <unistd.h>
 
 #define PAGE 4096UL
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
 
 /* Set by the handlers, read between sigsuspend() calls. */
 static volatile sig_atomic_t verify_asked, move_asked, stop_asked;
@@ -97,13 +103,14 @@ static unsigned long move_all(unsigned long *p, unsigned long pages, int node)
 
 int main(int argc, char **argv)
 {
-	int huge = 0, nohuge = 0, same = 0, merge = 0, node = 0, i;
+	int huge = 0, nohuge = 0, same = 0, merge = 0, shmem = 0, collapse = 0;
+	int node = 0, fd = -1, i;
 	unsigned long mib, pages, *p;
 	sigset_t mask, old;
 
 	mib = argc < 2 ? 0 : strtoul(argv[1], NULL, 0);
 	if (mib == 0) {
-		fprintf(stderr, "usage: memhold MIB [huge|nohuge] [same] [merge]\n");
+		fprintf(stderr, "usage: memhold MIB [huge|nohuge] [same] [merge] [shmem] [collapse]\n");
 		return 2;
 	}
 	for (i = 2; i < argc; i++) {
@@ -115,14 +122,25 @@ int main(int argc, char **argv)
 			same = 1;
 		} else if (!strcmp(argv[i], "merge")) {
 			merge = 1;
+		} else if (!strcmp(argv[i], "shmem")) {
+			shmem = 1;
+		} else if (!strcmp(argv[i], "collapse")) {
+			collapse = 1;
 		} else {
 			fprintf(stderr, "memhold: unknown word '%s'\n", argv[i]);
 			return 2;
 		}
 	}
 	pages = mib << 20 >> 12;
+	if (shmem) {
+		fd = memfd_create("memhold", 0);
+		if (fd < 0 || ftruncate(fd, pages * PAGE)) {
+			perror("memhold: memfd");
+			return 1;
+		}
+	}
 	p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		 shmem ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
 	if (p == MAP_FAILED) {
 		perror("memhold: mmap");
 		return 1;
@@ -150,6 +168,13 @@ int main(int argc, char **argv)
 	if (huge && madvise(p, pages * PAGE, MADV_HUGEPAGE)) {
 		perror("memhold: madvise");
 		return 1;
+	}
+	if (collapse) {
+		if (madvise(p, pages * PAGE, MADV_COLLAPSE)) {
+			perror("memhold: MADV_COLLAPSE");
+			return 1;
+		}
+		printf("collapsed\n");
 	}
 	printf("ready\n");
 	fflush(stdout);

@@ -9,12 +9,25 @@
  * with time_stats_start()/end() around them. The timer is started
  * once the wait has begun, so that each wait as the wait queue times it
  * lasts at least 10 ms however late the task gets to it.
+ *
+ *   echo signal > /sys/kernel/debug/codetag_test_wait_abandoned
+ *   echo remove > /sys/kernel/debug/codetag_test_wait_abandoned
+ *
+ * begins a wait that ends without finish_wait(): a wait_event_interruptible()
+ * that a signal (sent to itself first, then flushed) interrupts, or an
+ * open-coded prepare_to_wait() ended with remove_wait_queue(). It then
+ * sleeps 1 s without a wait queue and waits 10 ms once, as above: that
+ * wait must be recorded as 10 ms, not as the second since the one that
+ * was abandoned.
  */
 
 #include <linux/codetag/time_stats.h>
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
+#include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/wait.h>
 
 #define WAIT_NS	(10 * NSEC_PER_MSEC)
@@ -69,7 +82,53 @@ static const struct file_operations wait_fops = {
 	.write	= wait_write,
 };
 
-static struct dentry *wait_file;
+/* Never woken: only the signal ends it. */
+static noinline int abandon_on_signal(void)
+{
+	int err;
+
+	send_sig(SIGUSR1, current, 0);
+	err = wait_event_interruptible(test_wq, false);
+	flush_signals(current);
+	return err == -ERESTARTSYS ? 0 : -EIO;
+}
+
+static noinline void abandon_by_removing(void)
+{
+	DEFINE_WAIT(wait);
+
+	prepare_to_wait(&test_wq, &wait, TASK_UNINTERRUPTIBLE);
+	__set_current_state(TASK_RUNNING);
+	remove_wait_queue(&test_wq, &wait);
+}
+
+static ssize_t abandoned_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	char buf[8] = {};
+	int err = 0;
+
+	if (len >= sizeof(buf) || copy_from_user(buf, ubuf, len))
+		return -EINVAL;
+	if (sysfs_streq(buf, "signal"))
+		err = abandon_on_signal();
+	else if (sysfs_streq(buf, "remove"))
+		abandon_by_removing();
+	else
+		return -EINVAL;
+	if (err)
+		return err;
+	msleep(1000);
+	wait_10ms();
+	return len;
+}
+
+static const struct file_operations abandoned_fops = {
+	.owner	= THIS_MODULE,
+	.write	= abandoned_write,
+};
+
+static struct dentry *wait_file, *abandoned_file;
 
 static int __init codetag_test_wait_init(void)
 {
@@ -77,12 +136,15 @@ static int __init codetag_test_wait_init(void)
 	test_timer.function = test_wake;
 	wait_file = debugfs_create_file("codetag_test_wait", 0200, NULL, NULL,
 					&wait_fops);
+	abandoned_file = debugfs_create_file("codetag_test_wait_abandoned",
+					     0200, NULL, NULL, &abandoned_fops);
 	return 0;
 }
 module_init(codetag_test_wait_init);
 
 static void __exit codetag_test_wait_exit(void)
 {
+	debugfs_remove(abandoned_file);
 	debugfs_remove(wait_file);
 	hrtimer_cancel(&test_timer);
 }

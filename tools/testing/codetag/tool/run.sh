@@ -125,6 +125,41 @@ want=$(awk '$4 == "[codetag_bench]" { print $3, $5 }' upstream-6.12/allocinfo |
        sort -u | wc -l)
 check "top on upstream 6.12's recorded allocinfo: the module's $want sites" \
 	[ "$(grep -c ' \[codetag_bench\] func:bench_[a-z_]*$' "$W/top-up")" = "$want" ]
+# Version 2.0 (upstream's, and this series'): a line may end with
+# key:value pairs; "accurate:no" marks a site whose counters miss
+# allocations, and is kept through snapshots and shown by top and diff.
+mkdir -p "$W/v2/proc"
+{
+	echo "allocinfo - version: 2.0"
+	echo "#     <size>  <calls> <tag info>"
+	echo "       8192        2 mm/slub.c:100 func:kept accurate:no"
+	echo "       4096        1 mm/slub.c:200 func:fine"
+	echo "      12288        3 lib/x.c:7 [mod] func:other accurate:no future:key"
+} > "$W/v2/proc/allocinfo"
+CODETAG_ROOT=$W/v2 "$CODETAG" top -n 0 > "$W/top-v2"
+check "2.0: top marks the two sites whose counters are not accurate" \
+	bash -c "[ \$(grep -c ' accurate:no\$' '$W/top-v2') = 2 ] &&
+		 grep -q ' func:fine\$' '$W/top-v2' &&
+		 grep -q ' lib/x.c:7 \[mod\] func:other accurate:no\$' '$W/top-v2'"
+CODETAG_ROOT=$W/v2 "$CODETAG" top -n 0 --json > "$W/top-v2.json"
+check "2.0: top --json says accurate: false for them, true for the other" \
+	python3 -c "
+import json, sys
+d = {s['site']: s['accurate'] for s in json.load(open('$W/top-v2.json'))['sites']}
+sys.exit(d != {'mm/slub.c:100 func:kept': False, 'mm/slub.c:200 func:fine': True,
+               'lib/x.c:7 [mod] func:other': False})"
+CODETAG_ROOT=$W/v2 "$CODETAG" snapshot "$W/snap-v2"
+check "2.0: a snapshot is version 2.0 and keeps the marks" \
+	bash -c "head -1 '$W/snap-v2' | grep -qx 'allocinfo - version: 2.0' &&
+		 [ \$(grep -c ' accurate:no\$' '$W/snap-v2') = 2 ]"
+"$CODETAG" diff -n 0 "$G/before" "$W/snap-v2" > "$W/diff-v2"
+check "2.0: diff from a 1.0 snapshot to a 2.0 one marks the sites" \
+	grep -q ' mm/slub.c:100 func:kept accurate:no \[new\]$' "$W/diff-v2"
+sed '1s/2\.0/3.0/' "$W/v2/proc/allocinfo" > "$W/v3"
+"$CODETAG" diff "$W/v3" "$W/snap-v2" > /dev/null 2> "$W/err"
+rc=$?
+check "a version this tool does not know (3.0) is refused, and says which it reads" \
+	bash -c "[ $rc = 1 ] && grep -q 'allocinfo version 3.0: this tool reads 1.x and 2.x' '$W/err'"
 
 # ---- leaks, plot ------------------------------------------------------------
 "$CODETAG" leaks "$G/watch.csv" > "$W/leaks"

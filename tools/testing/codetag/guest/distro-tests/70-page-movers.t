@@ -4,7 +4,7 @@
 # Data the kernel moves stays charged to the site that allocated it: a
 # process holds anonymous memory (memhold), each page mover is forced on
 # it (migrate_pages(2), move_pages(2), NUMA balancing, compaction, THP
-# split and collapse, KSM, swap), and the site its pages are charged to
+# split and collapse, of shared memory too, KSM, swap), and the site its pages are charged to
 # must keep its bytes while the movers' own files (mm/migrate.c,
 # mm/compaction.c, mm/khugepaged.c, mm/ksm.c, mm/swap_state.c) gain none.
 # Then a test module's own movable pages go through compaction, and its
@@ -224,6 +224,29 @@ check "the huge pages are split ($(anon_huge) kB left)" [ "$(anon_huge)" -lt 204
 kept "THP split" mm/huge_memory.c
 unhold
 echo madvise > $THP/enabled
+
+# MADV_COLLAPSE of shared memory (collapse_file()): the huge pages that
+# replace a memfd's small pages are charged to the site of the small
+# ones, as khugepaged's collapse of anonymous memory above, not to
+# mm/khugepaged.c's allocation.
+SHMIB=16
+snap /tmp/s0
+shmem_huge0=$(awk '/^ShmemHugePages:/ { print $2 }' /proc/meminfo)
+hold $SHMIB shmem collapse
+snap /tmp/after
+shmem_huge=$(( $(awk '/^ShmemHugePages:/ { print $2 }' /proc/meminfo) - shmem_huge0 ))
+check "MADV_COLLAPSE made huge pages of at least half the memfd ($shmem_huge kB)" \
+	[ "$shmem_huge" -ge $((SHMIB * 1024 / 2)) ]
+awk 'NR == FNR { a[$1 " " $2] = $3; next }
+     { d = $3 - a[$1 " " $2]; if (d > best) { best = d; k = $1 " " $2 } }
+     END { print k; print best }' /tmp/s0 /tmp/after > /tmp/site
+echo "# the collapsed memfd is charged to $(head -1 /tmp/site)"
+check "shmem collapse: the memfd's $SHMIB MiB stay charged to one site, not mm/khugepaged.c's ($(tail -1 /tmp/site) bytes)" \
+	sh -c "[ $(tail -1 /tmp/site) -ge $((SHMIB * 1024 * 1024 * 9 / 10)) ] && ! head -1 /tmp/site | grep -q '^mm/khugepaged.c:'"
+g=$(grown_in /tmp/s0 /tmp/after mm/khugepaged.c)
+check "shmem collapse: mm/khugepaged.c gained no bytes of it ($g)" [ "$g" -lt $SLACK ]
+check "shmem collapse: the memfd's data is intact" verify
+unhold
 
 # KSM: identical pages merged into one; the pages freed leave the site,
 # the one kept stays charged to it, and mm/ksm.c gains no page of it.

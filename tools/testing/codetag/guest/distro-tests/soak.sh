@@ -7,8 +7,8 @@
 # while memory faults are injected into stress-ng's workers, modules and
 # file systems come and go, every application's controls are switched and
 # its files read. Then: the mix ran to the end, the filesystems are clean,
-# no counter is negative, the page allocator's sites account for the
-# memory in use; run.sh's splat check follows, with allocation failure
+# no counter is negative, the modules unloaded left nothing charged, the
+# page allocator's sites account for the memory in use; run.sh's splat check follows, with allocation failure
 # reports allowed (ALLOC_FAILURES_EXPECTED).
 
 . /tests/lib.sh
@@ -20,6 +20,14 @@ W=/var/tmp/soak
 running() { [ "$(date +%s)" -lt $END ]; }
 
 echo "# soak: $SECS seconds"
+# pages_moved: pages the page allocator has handed out and taken back.
+pages_moved() {
+	awk '$1 ~ /^pgalloc_/ { a += $2 } $1 == "pgfree" { f = $2 }
+	     END { printf "%d %d\n", a, f }' /proc/vmstat
+}
+set -- $(pages_moved)
+PGALLOC0=$1
+PGFREE0=$2
 rm -rf $W
 mkdir -p $W/ext4 $W/xfs $W/btrfs
 ip link set lo up
@@ -224,6 +232,29 @@ rmdir /sys/fs/cgroup/soak
 
 check "profiling is on again" [ "$(cat /proc/sys/vm/mem_profiling)" = 1 ]
 check "no site went negative" no_negative_sites
+set -- $(pages_moved)
+echo "# the page allocator handed out $(($1 - PGALLOC0)) pages and took back $(($2 - PGFREE0)) during the soak"
+
+# Every module the soak loaded is gone (test modules, xfs, btrfs and what
+# they pulled in): whatever they allocated is freed, so none of their
+# sites may still hold bytes or calls once RCU's callbacks have run. A
+# site above zero is a free that discharged nothing.
+# gone_module_sites: allocinfo's lines of modules no longer loaded that
+# still hold something.
+gone_module_sites() {
+	awk 'NR == FNR { loaded["[" $1 "]"] = 1; next }
+	     FNR > 2 && $4 ~ /^\[.*\]$/ && !($4 in loaded) && ($1 != 0 || $2 != 0)' \
+		/proc/modules /proc/allocinfo
+}
+n=0
+while [ -n "$(gone_module_sites)" ] && [ $n -lt 30 ]; do
+	sleep 1
+	n=$((n + 1))
+done
+gone_module_sites > $W/gone.left
+check "the sites of the modules the soak unloaded hold nothing ($(awk '{ s += $1 } END { print s + 0 }' $W/gone.left) bytes at $(wc -l < $W/gone.left) sites left)" \
+	[ ! -s $W/gone.left ]
+head -20 $W/gone.left | sed 's/^/#   /'
 
 # The page allocator's sites account for the memory in use, within 10%
 # either way. Pages in use before page_ext came up were never charged, and

@@ -15,11 +15,12 @@ M=/modules
 check "alloc_tags and allocinfo are root-only (0400)" \
 	[ "$(stat -c %a $A)$(stat -c %a $P)" = 400400 ]
 check_eq "allocinfo starts with upstream's header" \
-	"$(head -2 $P)" "allocinfo - version: 1.0
+	"$(head -2 $P)" "allocinfo - version: 2.0
 #     <size>  <calls> <tag info>"
-check "every allocinfo line parses: size, calls, file:line [module] func:F" \
-	awk 'NR > 2 && !/^ *[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[a-z0-9_]+\] )?func:[A-Za-z0-9_.]+$/ { bad = 1; print "# " $0 }
+check "every allocinfo line parses: size, calls, file:line [module] func:F [accurate:no]" \
+	awk 'NR > 2 && !/^ *[0-9]+ +[0-9]+ [^ ]+:[0-9]+ (\[[a-z0-9_]+\] )?func:[A-Za-z0-9_.]+( accurate:no)?$/ { bad = 1; print "# " $0 }
 	     END { exit bad }' $P
+echo "# sites marked accurate:no: $(grep -c ' accurate:no$' $P)"
 check "every alloc_tags line parses: human size, calls, file:line module:M func:F" \
 	awk '!/^[0-9]+(B|KiB|MiB|GiB|TiB) [0-9]+ [^ ]+:[0-9]+ module:[a-z0-9_]+ func:[A-Za-z0-9_.]+( \[unloaded\])?$/ { bad = 1; print "# " $0 }
 	     END { exit bad }' $A

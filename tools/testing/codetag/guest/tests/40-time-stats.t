@@ -62,6 +62,24 @@ t=$(site_block "^$SRC:[0-9]+ module:codetag_test_wait func:wait_write\$")
 check "time_stats_end() timed the 20 waits once: at least 200 ms" \
 	[ "$(field "$t" count)" = 1 -a "$(to_ns "$(field "$t" 'max duration')")" -ge 200000000 ]
 
+# A wait that ends without finish_wait() records nothing, and the task's
+# next wait starts its own clock: after a wait_event_interruptible() that
+# a signal interrupted, or a prepare_to_wait() ended by remove_wait_queue(),
+# 1 s of sleep, then one 10 ms wait.
+for how in signal remove; do
+	echo 'module codetag_test_wait reset' > $S
+	# In a shell of its own: the module flushes the signals of the
+	# task that writes.
+	if sh -c "echo $how > $D/codetag_test_wait_abandoned"; then
+		w=$(site_block "^$SRC:[0-9]+ module:codetag_test_wait func:wait_10ms\$")
+		max=$(field "$w" 'max duration')
+		check "after a wait abandoned by '$how', the next wait is recorded once, shorter than the 1 s between them ($max)" \
+			[ "$(field "$w" count)" = 1 -a "$(to_ns "$max")" -lt 1000000000 ]
+	else
+		notok "the module abandons a wait by '$how'"
+	fi
+done
+
 check "'module codetag_test_wait reset' clears its sites" \
 	sh -c "echo 'module codetag_test_wait reset' > $S && ! grep -q module:codetag_test_wait $S"
 check "'module codetag_test_wait disable'" sh -c "echo 'module codetag_test_wait disable' > $S"

@@ -58,5 +58,52 @@ rmmod codetag_test_fault
 check "no site's counters went below 0 freeing boot's allocations" no_negative_sites
 check "kernel sites are charged now" \
 	sh -c "[ \$(awk 'NR > 2 && \$2 > 0' /proc/allocinfo | wc -l) -gt 10 ]"
+
+# A swap device made active before profiling was first switched on (the
+# distro guest's, swapon at boot) records its slots' sites from then on:
+# a process's memory pushed to swap and read back stays charged to the
+# site that allocated it, not to the swap-in path.
+if grep -q '^/dev/vdb ' /proc/swaps; then
+	MIB=32
+	site_growth() {
+		awk 'NR == FNR { if (FNR > 2) a[$3 " " $NF] += $1; next }
+		     FNR > 2 { b[$3 " " $NF] += $1 }
+		     END { for (k in b) if (b[k] - a[k] > best) { best = b[k] - a[k]; s = k }
+			   print s; print best + 0 }' "$1" /proc/allocinfo
+	}
+	cp /proc/allocinfo /tmp/ai0
+	mkdir -p /sys/fs/cgroup
+	grep -q cgroup2 /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+	echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p /sys/fs/cgroup/offswap
+	rm -f /tmp/mh.out
+	sh -c "echo \$\$ > /sys/fs/cgroup/offswap/cgroup.procs; exec memhold $MIB nohuge > /tmp/mh.out" &
+	holder=$!
+	n=0
+	while ! grep -q ready /tmp/mh.out && [ $n -lt 120 ]; do sleep 1; n=$((n + 1)); done
+	site_growth /tmp/ai0 > /tmp/site
+	site=$(head -1 /tmp/site)
+	echo "# the holder's pages are charged to $site ($(tail -1 /tmp/site) bytes)"
+	check "the holder's $MIB MiB are charged to one site" \
+		[ "$(tail -1 /tmp/site)" -ge $((MIB * 1024 * 1024 * 9 / 10)) ]
+	echo $((8 * 1024 * 1024)) > /sys/fs/cgroup/offswap/memory.max
+	swapped=$(awk '/^VmSwap:/ { print $2 }' /proc/$holder/status)
+	check "memory.max pushed the holder to swap ($swapped kB)" \
+		[ "${swapped:-0}" -ge $((MIB * 1024 / 2)) ]
+	echo max > /sys/fs/cgroup/offswap/memory.max
+	kill -USR1 $holder
+	n=0
+	while ! grep -q '^verified ' /tmp/mh.out && [ $n -lt 120 ]; do sleep 1; n=$((n + 1)); done
+	check "read back from swap, the holder's data is intact" grep -q '^verified ' /tmp/mh.out
+	bytes=$(awk -v k="$site" 'NR > 2 && $3 " " $NF == k { s += $1 } END { print s + 0 }' /proc/allocinfo)
+	check "swapped in, the holder's pages are charged to its site again ($bytes bytes)" \
+		[ "$bytes" -ge $((MIB * 1024 * 1024 * 9 / 10)) ]
+	kill $holder
+	wait $holder 2>/dev/null
+	rmdir /sys/fs/cgroup/offswap
+else
+	echo "# no swap device in this guest: the swap check runs on the distro guest"
+fi
+
 echo 0 > /proc/sys/vm/mem_profiling
 check "switched off again, allocations still work" sh -c "ls -R /sys > /dev/null 2>&1"
