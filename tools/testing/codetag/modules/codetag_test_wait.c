@@ -14,8 +14,9 @@
  *   echo remove > /sys/kernel/debug/codetag_test_wait_abandoned
  *
  * begins a wait that ends without finish_wait(): a wait_event_interruptible()
- * that a signal (sent to itself first, then flushed) interrupts, or an
- * open-coded prepare_to_wait() ended with remove_wait_queue(). It then
+ * that a SIGUSR1 it sends itself first interrupts (the writer must handle
+ * the signal: its default action would end the writer), or an open-coded
+ * prepare_to_wait() ended with remove_wait_queue(). It then
  * sleeps 1 s without a wait queue and waits 10 ms once, as above: that
  * wait must be recorded as 10 ms, not as the second since the one that
  * was abandoned.
@@ -89,7 +90,6 @@ static noinline int abandon_on_signal(void)
 
 	send_sig(SIGUSR1, current, 0);
 	err = wait_event_interruptible(test_wq, false);
-	flush_signals(current);
 	return err == -ERESTARTSYS ? 0 : -EIO;
 }
 

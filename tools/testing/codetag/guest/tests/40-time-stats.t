@@ -68,9 +68,8 @@ check "time_stats_end() timed the 20 waits once: at least 200 ms" \
 # 1 s of sleep, then one 10 ms wait.
 for how in signal remove; do
 	echo 'module codetag_test_wait reset' > $S
-	# In a shell of its own: the module flushes the signals of the
-	# task that writes.
-	if sh -c "echo $how > $D/codetag_test_wait_abandoned"; then
+	# The module sends its writer a SIGUSR1, which a handler must take.
+	if sh -c "trap : USR1; echo $how > $D/codetag_test_wait_abandoned"; then
 		w=$(site_block "^$SRC:[0-9]+ module:codetag_test_wait func:wait_10ms\$")
 		max=$(field "$w" 'max duration')
 		check "after a wait abandoned by '$how', the next wait is recorded once, shorter than the 1 s between them ($max)" \
