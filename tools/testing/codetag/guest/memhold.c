@@ -139,8 +139,25 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
-		 shmem ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
+	if (shmem) {
+		/*
+		 * A file's huge page maps only where the address and the
+		 * file offset agree modulo its size: map the memfd at a
+		 * 2 MiB boundary, inside a reservation 2 MiB larger.
+		 */
+		unsigned long huge = 2UL << 20;
+		char *r = mmap(NULL, pages * PAGE + huge, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		p = MAP_FAILED;
+		if (r != MAP_FAILED)
+			p = mmap((void *)(((unsigned long)r + huge - 1) & ~(huge - 1)),
+				 pages * PAGE, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_FIXED, fd, 0);
+	} else {
+		p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	}
 	if (p == MAP_FAILED) {
 		perror("memhold: mmap");
 		return 1;
