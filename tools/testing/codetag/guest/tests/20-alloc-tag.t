@@ -106,9 +106,14 @@ check "its sites stay listed, marked [unloaded]" \
 	sh -c "grep -q '^128KiB 32 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A &&
 	       grep -q '^4KiB 32 .*module:codetag_test_leak func:leak_objects \[unloaded\]$' $A"
 echo 1 > $D/codetag_test_holder
+# The kept tags go 5 s after the unload at the earliest, once all is
+# freed: on a slow guest, that may be before this reading. Their release
+# is logged only when every kept site is back at zero.
 check "freeing them after the unload discharges the kept sites" \
-	sh -c "grep -q '^0B 0 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A &&
-	       grep -q '^0B 0 .*module:codetag_test_leak func:leak_objects \[unloaded\]$' $A"
+	sh -c "{ grep -q '^0B 0 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A &&
+		 grep -q '^0B 0 .*module:codetag_test_leak func:leak_objects \[unloaded\]$' $A; } ||
+	       { ! grep -q codetag_test_leak $A &&
+		 dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_leak: last allocation freed'; }"
 sleep 6
 check "and the kept tags are released once all is freed" \
 	sh -c "! grep -q codetag_test_leak $A && dmesg | grep -q 'codetag_test_leak: last allocation freed'"
