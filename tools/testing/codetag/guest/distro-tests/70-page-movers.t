@@ -8,9 +8,8 @@
 # must keep its bytes while the movers' own files (mm/migrate.c,
 # mm/compaction.c, mm/khugepaged.c, mm/ksm.c, mm/swap_state.c) gain none.
 # Then a test module's own movable pages go through compaction, and its
-# line must keep their bytes and calls; a range that alloc_contig_range()
-# takes is charged to the line that took it. Distro flavours only: it
-# needs NUMA, THP, KSM, swap, memory cgroups and contiguous allocation.
+# line must keep their bytes and calls. Distro flavours only: it needs
+# NUMA, THP, KSM, swap and memory cgroups.
 
 . /tests/lib.sh
 P=/proc/allocinfo
@@ -336,32 +335,5 @@ check "20 huge pages split under lock_page(): no round failed, every locker woke
 	sh -c "[ '$2' = 20 ] && [ '$8' = 0 ]"
 check "... and at least one was split while the lockers ran ($4 split, $6 waits)" [ "${4:-0}" -gt 0 ]
 check_eq "the huge pages' site is back where it was" "$(shmem_site)" "$before"
-
-# A range taken with alloc_contig_range() (codetag_test_contig), as
-# virtio-mem and CMA take theirs: it migrates what is in the way, and the
-# range is charged to the line that took it until it is given back; the
-# line's memory fault point fails the call, with nothing charged.
-insmod /modules/codetag_test_contig.ko
-CP=/sys/module/codetag_test_contig/parameters/pages
-CSRC=tools/testing/codetag/modules/codetag_test_contig.c
-contig_line() { awk -v b="$1" '$NF == "func:range_take" && $1 == b { print $3 }' $P; }
-contig_bytes() { awk -v l="$1" '$3 == l { print $1 }' $P; }
-if echo 512 > $CP; then
-	line=$(contig_line $((512 * 4096)))
-	check "alloc_contig_range() charges its 512 pages to the line that took them (${line:-none})" \
-		[ -n "$line" ]
-	echo 0 > $CP
-	check_eq "giving the range back discharges that line" "$(contig_bytes "$line")" 0
-	echo "file $CSRC line ${line##*:} oneshot" > /sys/kernel/debug/dynamic_faults
-	check "the line's armed fault point fails the call" sh -c "! echo 512 > $CP"
-	check_eq "... and charges nothing" "$(contig_bytes "$line")" 0
-	check "... once: the next call takes the range" sh -c "echo 512 > $CP"
-	check_eq "... charged to the line" "$(contig_bytes "$line")" $((512 * 4096))
-	echo "file $CSRC disable" > /sys/kernel/debug/dynamic_faults
-else
-	notok "alloc_contig_range() took 512 pages"
-fi
-rmmod codetag_test_contig
-check_eq "unloading gives the range back" "$(contig_bytes "$line")" ""
 
 check "no site went negative" no_negative_sites
