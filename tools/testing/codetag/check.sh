@@ -123,6 +123,35 @@ slab_layouts() {
 	fi
 }
 
+# A root filesystem refused at boot: the kernel's messages name the line
+# of the check that refused it. One boot with an option ext4 refuses, one
+# from a disk whose superblock fails its checksum; both end in the panic
+# of a kernel without a root.
+root_refusals() {
+	local flavor=$1 log=$LOGS/boot-$1-rootopt.log
+	CODETAG_APPEND="rootflags=journal_ioprio=9" \
+		"$H" boot "$flavor" rootfail > "$log" 2>&1
+	tr -d '\r' < "$log" | grep -E "ext4|VFS|No filesystem" | sed 's/^/#   /'
+	grep_step "$flavor: a refused root option is logged with its line" "$log" \
+		"ext4: option 'journal_ioprio' refused: error -EINVAL at fs/ext4/super\.c:[0-9]+"
+	grep_step "$flavor: ... and the root mount's last message names it" "$log" \
+		"No filesystem could mount root, tried: +ext4 \(error -EINVAL at fs/ext4/super\.c:[0-9]+\)"
+	log=$LOGS/boot-$flavor-badroot.log
+	CODETAG_BAD_ROOT=1 "$H" boot "$flavor" rootfail > "$log" 2>&1
+	tr -d '\r' < "$log" | grep -E "ext4|VFS|No filesystem" | sed 's/^/#   /'
+	grep_step "$flavor: a root whose superblock fails its checksum: the VFS names the check" "$log" \
+		"VFS: Cannot open root device \"vdc\" or unknown-block\([0-9]+,[0-9]+\): error -EBADMSG at fs/ext4/super\.c:[0-9]+"
+}
+
+# grep_step NAME FILE ERE: passes if the console log has a line matching.
+grep_step() {
+	if tr -d '\r' < "$2" | grep -qE "$3"; then
+		pass "$1"
+	else
+		fail "$1"
+	fi
+}
+
 guest_layer() {
 	local flavor=$1
 	skipped "$flavor" && return
@@ -148,6 +177,7 @@ guest_layer() {
 		"$H" boot "$flavor" never > "$LOGS/boot-$flavor-never.log" 2>&1
 		guest_results "$flavor" never ;;
 	esac
+	[ "$flavor" = distro ] && root_refusals "$flavor"
 	if [ "$flavor" = guest ]; then
 		slab_layouts
 		# time_stats against busy waits of known lengths, in a boot
@@ -155,14 +185,21 @@ guest_layer() {
 		# the host.
 		"$H" boot "$flavor" clock > "$LOGS/boot-$flavor-clock.log" 2>&1
 		guest_results "$flavor" clock
+		# make demo's last boot: an empty RAM disk as the ext4 root.
+		CODETAG_APPEND="rdinit=/none root=/dev/ram0 rootfstype=ext4" \
+			"$H" boot "$flavor" rootfail \
+			> "$LOGS/boot-$flavor-rootfail.log" 2>&1
+		grep_step "$flavor: an ext4 root without a filesystem is refused, and the log names the check" \
+			"$LOGS/boot-$flavor-rootfail.log" \
+			"No filesystem could mount root, tried: +ext4 \(error -EINVAL at fs/ext4/super\.c:[0-9]+\)"
 	fi
 }
 
 # The soak: stress with faults injected, while modules come and go and
 # every control is switched (guest/distro-tests/soak.sh), then the control
 # plane's torture, on the distro kernel, booted from a fresh root image.
-# KASAN, UBSAN and lockdep run the same tests on the small guests (debug,
-# arm64-debug); "make soak" runs the soak for longer on the distro kernel
+# KASAN, UBSAN and lockdep run the same tests on the small guest (debug);
+# "make soak" runs the soak for longer on the distro kernel
 # with them (distro-debug), whose build alone would take a cold run past
 # its time.
 soak_layer() {
@@ -217,11 +254,11 @@ kunit_run() {
 kunit_layer() {
 	skipped kunit && return
 	kunit_run kunit
-	# alloc_tags.ctx and the profiling without fault points.
-	kunit_run kunit-nofault nofault
 }
 
-# The suites again in an arm64 kernel, under QEMU.
+# The suites again in an arm64 kernel under QEMU, with two CPUs and page
+# tags in page->flags, and without fault points: alloc_tags.ctx and the
+# profiling must not need them.
 kunit_arm64_layer() {
 	skipped arm64-kunit && return
 	kunit_run kunit-arm64 arm64
@@ -458,15 +495,18 @@ prebuild() {
 	left_out distro || { "$H" kernel distro && "$H" rootfs; }
 }
 
-# The arm64 layers, in a lane of their own beside the x86-64 ones: TCG
-# runs a guest's vCPUs in one host thread, so while an x86-64 guest boots
-# on one core, an arm64 guest boots on the other. Their checks are
-# written to a file and reported after the x86-64 layers'.
+# The arm64 layers and the x86-64 debug kernel's, in a lane of their own
+# beside the others: TCG runs a guest's vCPUs in one host thread, so while
+# one guest boots on one core, another boots on the other. Their checks
+# are written to a file and reported after the first lane's. KASAN, UBSAN
+# and lockdep run every guest test on x86-64 (debug); on arm64, tag-based
+# KASAN runs the allocation tests, and the code the two architectures do
+# not share is run by the arm64 guest and KUnit.
 arm64_lane() {
 	timed arm64 guest_layer arm64
-	timed arm64-debug guest_layer arm64-debug
 	timed "arm64 KASAN tags" kasan_tags_layer
 	timed "arm64 KUnit" kunit_arm64_layer
+	timed debug guest_layer debug
 }
 
 echo "# codetag: make check ($(date -u '+%F %T') UTC)"
@@ -483,7 +523,6 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	timed guest guest_layer guest
 	timed W=1 w1_layer
 	timed compile-fail compile_fail_layer
-	timed debug guest_layer debug
 	timed distro guest_layer distro
 	timed "static checks" eval "checkpatch_layer; kerneldoc_layer; docs_layer"
 	skipped patch ||
@@ -495,7 +534,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	timed soak soak_layer
 	wait $prebuilder
 	wait $arm64_laner
-	echo "# arm64 (run beside the layers above)"
+	echo "# arm64 and debug (run beside the layers above)"
 	cat "$LOGS/arm64-lane.out"
 	PASS=$((PASS + $(grep -c '^ok - ' "$LOGS/arm64-lane.out")))
 	FAIL=$((FAIL + $(grep -c '^not ok - ' "$LOGS/arm64-lane.out")))

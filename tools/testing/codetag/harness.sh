@@ -16,7 +16,8 @@
 #                                   distro-nopro: distro without profiling
 #                                   or fault points, for make bench;
 #                                   arm64, arm64-debug: guest and debug
-#                                   for arm64, arm64-swtags and
+#                                   for arm64 (make check boots the
+#                                   first), arm64-swtags and
 #                                   arm64-hwtags: arm64 with tag-based
 #                                   KASAN, software or MTE; arm64-nopro,
 #                                   arm64-nofault: for make bench)
@@ -37,7 +38,7 @@
 #                                   bench, workload (make bench's stress-ng
 #                                   run on a distro flavour), demo or shell
 #   harness.sh kunit [nofault|arm64] KUnit suites under UML, or arm64
-#                                   under QEMU
+#                                   under QEMU, both without fault points
 #   harness.sh patch [FILE]         one diff against pristine 6.1
 #   harness.sh series               the series as git format-patch writes
 #                                   it, cover letter included: build/series/
@@ -110,7 +111,7 @@ PACKAGES="linux-source-6.1 qemu-system-x86 busybox-static flex bison bc cpio
 	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils git
 	  python3-matplotlib strace valgrind
 	  python3-sphinx python3-sphinx-rtd-theme linux-config-6.1 mmdebstrap
-	  e2fsprogs util-linux kmod libc6-dev"
+	  e2fsprogs util-linux kmod libc6-dev coccinelle"
 # make bench's upstream columns only.
 BENCH_PACKAGES="linux-source-6.12"
 
@@ -578,6 +579,19 @@ cmd_initramfs() {
 
 # Boot flavor $1 in mode $2. Test results go to a second serial port so
 # that kernel messages on the console can never interleave with them.
+# An 8 MiB ext4 image (metadata_csum, as mke2fs makes them) whose
+# superblock no longer matches its checksum: one byte of its last write
+# time changed.
+make_bad_root() {
+	[ -f "$1" ] && return
+	rm -f "$1.tmp"
+	mkfs.ext4 -q -F -O metadata_csum "$1.tmp" 8M
+	# s_wtime, at 0x30 in the superblock, 1024 bytes into the disk.
+	printf '\377\377\377\377' |
+		dd of="$1.tmp" bs=1 seek=$((1024 + 0x30)) conv=notrunc status=none
+	mv "$1.tmp" "$1"
+}
+
 cmd_boot() {
 	local flavor=$1 mode=$2 out limit append
 	out=$(out_dir "$flavor")
@@ -629,6 +643,10 @@ cmd_boot() {
 		extra=(-icount shift=0,sleep=off) ;;
 	demo)	limit=600; append="$append quiet" ;;
 	shell)	limit=0 ;;
+	rootfail)
+		# The root is refused and the kernel panics; panic=-1 and
+		# -no-reboot then end QEMU. Its console is the result.
+		limit=${CODETAG_BOOT_TIMEOUT:-900} ;;
 	esac
 	case $flavor in
 	distro*)
@@ -645,6 +663,13 @@ cmd_boot() {
 		      -object memory-backend-ram,id=m1,size=1G
 		      -numa node,nodeid=0,memdev=m0
 		      -numa node,nodeid=1,memdev=m1)
+		# A third disk whose ext4 superblock fails its checksum, to
+		# boot from for the messages of a refused root.
+		if [ "$mode" = rootfail ] && [ -n "${CODETAG_BAD_ROOT:-}" ]; then
+			make_bad_root "$B/badroot.img"
+			disk+=(-drive "file=$B/badroot.img,format=raw,if=virtio")
+			append="$append root=/dev/vdc"
+		fi
 		if [ "$cpus" -eq 2 ]; then
 			disk+=(-numa cpu,node-id=0,socket-id=0
 			       -numa cpu,node-id=1,socket-id=1)
@@ -654,7 +679,9 @@ cmd_boot() {
 	esac
 	# KVM hangs guests on these machines: TCG unless asked otherwise.
 	local qemu results=()
-	if [ "$mode" != demo ] && [ "$mode" != shell ]; then
+	if [ "$mode" = rootfail ]; then
+		results=(-display none -serial stdio)
+	elif [ "$mode" != demo ] && [ "$mode" != shell ]; then
 		rm -f "$B/$mode-$flavor.txt"
 		results=(-display none -serial stdio)
 	else
@@ -693,6 +720,7 @@ cmd_boot() {
 		      "${extra[@]}" -no-reboot
 		      -kernel "$out/arch/x86/boot/bzImage" "${disk[@]}")
 		[ "$mode" != demo ] && [ "$mode" != shell ] &&
+		[ "$mode" != rootfail ] &&
 			results+=(-serial "file:$B/$mode-$flavor.txt") ;;
 	esac
 	qemu+=("${results[@]}" -append "$append")
@@ -703,11 +731,16 @@ cmd_boot() {
 	fi
 }
 
-# "kunit nofault": the allocation profiling suites in a kernel without
-# fault points, which alloc_tags.ctx must not need. "kunit arm64": every
-# suite in an arm64 kernel under QEMU. The first, UML kernel also has the
-# page reference tracepoints, through which a test forces the interleaving
-# of a race in __free_pages(); the others run without them, as shipped.
+# "kunit nofault": the allocation profiling suites in a UML kernel without
+# fault points, which alloc_tags.ctx must not need. "kunit arm64": the
+# suites in an arm64 kernel under QEMU, also without fault points (their
+# suite is the same C code on every architecture, and runs under UML),
+# with two CPUs running at once (the races between writers of one word
+# need them) and page tags in page->flags, where UML keeps them in
+# page_ext. "make check" runs the first and the last. The first, UML
+# kernel also has the page reference tracepoints, through which a test
+# forces the interleaving of a race in __free_pages(); the others run
+# without them, as shipped.
 cmd_kunit() {
 	local dir=out-kunit extra=() cc=$CC_WRAP
 
@@ -719,7 +752,10 @@ cmd_kunit() {
 		extra=(--kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n 'alloc_tag*') ;;
 	arm64)	dir=out-kunit-arm64
 		cc="ccache aarch64-linux-gnu-gcc"
-		extra=(--arch=arm64 --cross_compile=aarch64-linux-gnu-) ;;
+		extra=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
+		       --kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n
+		       --kconfig_add CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT=n
+		       --qemu_args "-smp 2") ;;
 	*)	die "unknown KUnit variant '$1'" ;;
 	esac
 	./tools/testing/kunit/kunit.py run \

@@ -62,6 +62,19 @@ t=$(site_block "^$SRC:[0-9]+ module:codetag_test_wait func:wait_write\$")
 check "time_stats_end() timed the 20 waits once: at least 200 ms" \
 	[ "$(field "$t" count)" = 1 -a "$(to_ns "$(field "$t" 'max duration')")" -ge 200000000 ]
 
+# Code written with the 2022 RFC's names builds and is timed at its lines:
+# three pairs of names, one 1 ms sleep each.
+insmod $M/codetag_test_seed_api.ko
+SEED_SRC=tools/testing/codetag/modules/codetag_test_seed_api.c
+n=$(grep -cE "^$SEED_SRC:[0-9]+ module:codetag_test_seed_api func:codetag_test_seed_api_init\$" $S)
+check_eq "the RFC's code_tag_time_stats_start()/_end()/_finish() and codetag_time_stats_start()/_finish() time three lines" "$n" 3
+for l in $(grep -oE "^$SEED_SRC:[0-9]+" $S); do
+	b=$(site_block "^$l module:codetag_test_seed_api ")
+	check "... $l: one duration of at least 1 ms" \
+		[ "$(field "$b" count)" = 1 -a "$(to_ns "$(field "$b" 'max duration')")" -ge 1000000 ]
+done
+rmmod codetag_test_seed_api
+
 # A wait that ends without finish_wait() records nothing, and the task's
 # next wait starts its own clock: after a wait_event_interruptible() that
 # a signal interrupted, or a prepare_to_wait() ended by remove_wait_queue(),

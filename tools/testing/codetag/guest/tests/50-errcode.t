@@ -68,3 +68,45 @@ echo "# errno-check: $out"
 check "mount(2) of that sets errno to 22 (EINVAL), not to the unique code" [ $rc = 0 ]
 check "error_codes counts that call too: the site returned twice" \
 	grep -Eq '^mm/shmem.c:[0-9]+ module:shmem func:shmem_parse_one class:-EINVAL code:-[0-9]+ returned:2$' $E
+
+# Options the VFS and the generic parser refuse, for every filesystem of
+# the new mount API: the log names the check, error_codes counts it.
+refused() {	# OPTION: the log line of its refusal since the mark
+	dmesg | tail -n +$((DMESG_MARK + 1)) | grep "option '$1' refused"
+}
+dmesg_mark
+mount -t tmpfs -o bogus_option none /tmp/errcode-mnt 2>/dev/null
+msg=$(refused bogus_option)
+echo "# $msg"
+check "an unknown option: 'tmpfs: option ... refused: error -EINVAL at fs/fs_context.c:N'" \
+	sh -c "echo \"$msg\" | grep -Eq \"tmpfs: option 'bogus_option' refused: error -EINVAL at fs/fs_context.c:[0-9]+\\\$\""
+site=$(echo "$msg" | grep -oE 'fs/fs_context.c:[0-9]+')
+check "error_codes counts that site (${site:-none})" \
+	grep -Eq "^$site module:[a-z0-9_]+ func:__vfs_parse_fs_param class:-EINVAL code:-[0-9]+ returned:[1-9]" $E
+dmesg_mark
+mount -t tmpfs -o mode=9z none /tmp/errcode-mnt 2>/dev/null
+msg=$(refused mode)
+echo "# $msg"
+check "a value the generic parser refuses: '... error -EINVAL at fs/fs_parser.c:N'" \
+	sh -c "echo \"$msg\" | grep -Eq \"tmpfs: option 'mode' refused: error -EINVAL at fs/fs_parser.c:[0-9]+\\\$\""
+pline=$(echo "$msg" | grep -oE 'fs/fs_parser.c:[0-9]+')
+
+# The same from userspace, without the log: the errcode_syscall_exit
+# event, through codetag errors --trace.
+out=$(codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/errcode-mnt 2>&1)
+echo "$out" | sed 's/^/#   /'
+check "codetag errors --trace: 'mount -> -EINVAL at $pline'" \
+	sh -c "echo \"$out\" | grep -Eq '^mount -> -EINVAL at $pline  \[mount [0-9]+\]\$'"
+check "... and counts one failed system call" \
+	sh -c "echo \"$out\" | grep -q '^codetag: 1 system call failed with an ERR() code\$'"
+out=$(codetag errors --trace --json -- mount -t tmpfs -o bogus_option none /tmp/errcode-mnt 2>/dev/null)
+echo "# $out"
+check "... --json: syscall, error and site" \
+	sh -c "echo '$out' | grep -q '\"syscall\": \"mount\", \"nr\": [0-9]*, \"error\": \"-EINVAL\", \"code\": -[0-9]*, \"site\": \"$site\"'"
+# Its exit status is the command's; a command that succeeds prints nothing.
+out=$(codetag errors --trace -- true 2>&1)
+rc=$?
+check "... a command without failures: exit 0, no event" \
+	sh -c "[ $rc = 0 ] && echo \"$out\" | grep -q '^codetag: 0 system calls'"
+out=$(codetag errors --trace -- false 2>&1)
+check_eq "... and the command's own exit status" "$?" 1
