@@ -737,10 +737,11 @@ cmd_boot() {
 # suite is the same C code on every architecture, and runs under UML),
 # with two CPUs running at once (the races between writers of one word
 # need them) and page tags in page->flags, where UML keeps them in
-# page_ext. "make check" runs the first and the last. The first, UML
-# kernel also has the page reference tracepoints, through which a test
-# forces the interleaving of a race in __free_pages(); the others run
-# without them, as shipped.
+# page_ext, and the tracepoints (the system call exit event of ERR()
+# codes). "make check" runs the first and the last. The first, UML kernel
+# also has the page reference tracepoints, through which a test forces
+# the interleaving of a race in __free_pages(); the others run without
+# them, as shipped.
 cmd_kunit() {
 	local dir=out-kunit extra=() cc=$CC_WRAP
 
@@ -755,6 +756,7 @@ cmd_kunit() {
 		extra=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
 		       --kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n
 		       --kconfig_add CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT=n
+		       --kconfig_add CONFIG_ENABLE_DEFAULT_TRACERS=y
 		       --qemu_args "-smp 2") ;;
 	*)	die "unknown KUnit variant '$1'" ;;
 	esac
