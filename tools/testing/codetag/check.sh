@@ -135,7 +135,7 @@ root_refusals() {
 	grep_step "$flavor: a refused root option is logged with its line" "$log" \
 		"ext4: option 'journal_ioprio' refused: error -EINVAL at fs/ext4/super\.c:[0-9]+"
 	grep_step "$flavor: ... and the root mount's last message names it" "$log" \
-		"No filesystem could mount root, tried: +ext4 \(error -EINVAL at fs/ext4/super\.c:[0-9]+\)"
+		"VFS: ext4 refused the root: error -EINVAL at fs/ext4/super\.c:[0-9]+"
 	log=$LOGS/boot-$flavor-badroot.log
 	CODETAG_BAD_ROOT=1 "$H" boot "$flavor" rootfail > "$log" 2>&1
 	tr -d '\r' < "$log" | grep -E "ext4|VFS|No filesystem" | sed 's/^/#   /'
