@@ -76,6 +76,7 @@ mounts() {
 	fi
 }
 
+modprobe loop
 for fs in ext4 xfs btrfs; do
 	img=/tmp/errcode-$fs.img
 	truncate -s 320M $img
@@ -84,7 +85,7 @@ for fs in ext4 xfs btrfs; do
 	xfs)	mkfs.xfs -q -f $img ;;
 	btrfs)	mkfs.btrfs -q -f $img >/dev/null ;;
 	esac
-	DEV=$(losetup -f --show $img)
+	DEV=$(losetup -f) && losetup $DEV $img || notok "$fs: a loop device for $img"
 	case $fs in
 	ext4)	refused ext4 bogus_option "option 'bogus_option'" fs/fs_context.c
 		refused ext4 commit=abc "option 'commit'" fs/fs_parser.c
