@@ -270,8 +270,11 @@ for f in /sys/kernel/slab/*/shrink; do echo 1 > "$f"; done
 charged=$(awk '$1 == "page_bytes" { printf "%d", $2 / 1024 }' $D/alloc_tags.summary)
 early=$(awk '$1 == "early_page_bytes" { printf "%d", $2 / 1024 }' $D/alloc_tags.summary)
 used=$(( $(meminfo MemTotal) - $(meminfo MemFree) - $(free_lists_kb) ))
-check "the page allocator's sites hold the memory in use to within 10% ($charged kB of $used, $early of them before page tags)" \
-	[ $((charged * 100)) -ge $(((used - early) * 90)) -a $((charged * 100)) -le $((used * 110)) ]
+# The pages still in use that were allocated while control_round had
+# profiling off are not known here, and depend on when each switch fell:
+# below, the sites may miss 15% of what was charged, not 10%.
+check "the page allocator's sites hold the memory in use to within 10% over, 15% under ($charged kB of $used, $early of them before page tags)" \
+	[ $((charged * 100)) -ge $(((used - early) * 85)) -a $((charged * 100)) -le $((used * 110)) ]
 
 # The control plane's torture, on this kernel too: modules, every
 # application's commands, profiling switches and readers, all at once.
