@@ -114,7 +114,7 @@ def alternation(names):
     return '\\b(' + '|'.join(re.escape(n) for n in sorted(names)) + ')\\b'
 
 
-def propagate(tree, names, fields, new):
+def propagate(tree, fields, new):
     """Functions and fields that pass on what a function of NEW returns."""
     found_names, found_fields = set(), set()
     if not new:
@@ -124,7 +124,6 @@ def propagate(tree, names, fields, new):
     assign = re.compile(r'\b(\w+)\s*=\s*(?:' + alt + r'\s*\(|[\w.>-]*->(\w+)\s*\()')
     table = re.compile(r'\.(\w+)\s*=\s*&?' + alt + r'\s*[,}\n]')
     handed = re.compile(r'\b(\w+)\s*\((?:[^;(){}]*,\s*)?' + alt + r'\s*[,)]')
-    known_fields = fields
     for path in c_files_with(tree, new):
         with open(os.path.join(tree, path), errors='replace') as f:
             text = f.read()
@@ -133,10 +132,10 @@ def propagate(tree, names, fields, new):
         defined = {name for name, _, _ in functions(tree, path)}
         for name, _, body in functions(tree, path):
             for m in ret.finditer(body):
-                if m.group(1) or m.group(2) in known_fields:
+                if m.group(1) or m.group(2) in fields:
                     found_names.add(name)
             for m in assign.finditer(body):
-                if not (m.group(2) or m.group(3) in known_fields):
+                if not (m.group(2) or m.group(3) in fields):
                     continue
                 if re.search(r'\breturn\s+(?:ERR_PTR\(\s*)?' + re.escape(m.group(1)) +
                              r'\s*\)?\s*;', body):
@@ -186,7 +185,7 @@ def main():
     while new_names or new_fields:
         rounds += 1
         # A new field: the calls through it are calls of what it holds.
-        fn, ff = propagate(tree, names, fields | new_fields,
+        fn, ff = propagate(tree, fields | new_fields,
                            new_names | new_fields)
         new_names, new_fields = fn - names, ff - fields
         names |= new_names
