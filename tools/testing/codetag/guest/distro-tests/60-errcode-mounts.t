@@ -5,43 +5,12 @@
 # each traced to the line of the check that refused it: in the kernel log,
 # in error_codes and by "codetag errors --trace". mount(2) still fails
 # with EINVAL, and the same filesystem mounts with good options. Distro
-# flavours only: the small guests have no block filesystems and no
-# tracing.
+# flavours only: the small guests have no block filesystems.
 
 . /tests/lib.sh
 E=/sys/kernel/debug/error_codes
 MNT=/tmp/errcode-mounts
 mkdir -p $MNT
-
-# A system call's error traced from userspace, without the log: the
-# errcode_syscall_exit event through codetag errors --trace (the small
-# guests have no tracing). tmpfs first, whose refusals 50-errcode.t checks
-# in the log.
-dmesg_mark
-mount -t tmpfs -o mode=9z none $MNT 2>/dev/null
-pline=$(dmesg | tail -n +$((DMESG_MARK + 1)) | grep "option 'mode' refused" |
-	grep -oE 'fs/fs_parser.c:[0-9]+')
-dmesg_mark
-mount -t tmpfs -o bogus_option none $MNT 2>/dev/null
-site=$(dmesg | tail -n +$((DMESG_MARK + 1)) | grep "option 'bogus_option' refused" |
-       grep -oE 'fs/fs_context.c:[0-9]+')
-out=$(codetag errors --trace -- mount -t tmpfs -o mode=9z none $MNT 2>&1)
-echo "$out" | sed 's/^/#   /'
-check "codetag errors --trace: 'mount -> -EINVAL at ${pline:-?}'" \
-	sh -c "[ -n '$pline' ] && echo \"$out\" | grep -Eq '^mount -> -EINVAL at $pline  \[mount [0-9]+\]\$'"
-check "... and counts one failed system call" \
-	sh -c "echo \"$out\" | grep -q '^codetag: 1 system call failed with an ERR() code\$'"
-out=$(codetag errors --trace --json -- mount -t tmpfs -o bogus_option none $MNT 2>/dev/null)
-echo "# $out"
-check "... --json: syscall, error and site (${site:-?})" \
-	sh -c "[ -n '$site' ] && echo '$out' | grep -q '\"syscall\": \"mount\", \"nr\": [0-9]*, \"error\": \"-EINVAL\", \"code\": -[0-9]*, \"site\": \"$site\"'"
-# Its exit status is the command's; a command that succeeds prints nothing.
-out=$(codetag errors --trace -- true 2>&1)
-rc=$?
-check "... a command without failures: exit 0, no event" \
-	sh -c "[ $rc = 0 ] && echo \"$out\" | grep -q '^codetag: 0 system calls'"
-out=$(codetag errors --trace -- false 2>&1)
-check_eq "... and the command's own exit status" "$?" 1
 
 # util-linux's mount, not busybox's: busybox passes MS_SILENT with every
 # mount, and the VFS does not log a refused mount while it is silenced

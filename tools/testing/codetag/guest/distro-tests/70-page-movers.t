@@ -8,8 +8,11 @@
 # must keep its bytes while the movers' own files (mm/migrate.c,
 # mm/compaction.c, mm/khugepaged.c, mm/ksm.c, mm/swap_state.c) gain none.
 # Then a test module's own movable pages go through compaction, and its
-# line must keep their bytes and calls. Distro flavours only: it needs
-# NUMA, THP, KSM, swap and memory cgroups.
+# line must keep their bytes and calls; a range that alloc_contig_range()
+# takes is charged to the line that took it; data that migrate_vma() moves
+# to device memory and back leaves no charge behind. Distro flavours
+# only: it needs NUMA, THP, KSM, swap, memory cgroups, contiguous
+# allocation and device-private memory.
 
 . /tests/lib.sh
 P=/proc/allocinfo
@@ -335,5 +338,55 @@ check "20 huge pages split under lock_page(): no round failed, every locker woke
 	sh -c "[ '$2' = 20 ] && [ '$8' = 0 ]"
 check "... and at least one was split while the lockers ran ($4 split, $6 waits)" [ "${4:-0}" -gt 0 ]
 check_eq "the huge pages' site is back where it was" "$(shmem_site)" "$before"
+
+# A range taken with alloc_contig_range() (codetag_test_contig), as
+# virtio-mem and CMA take theirs: it migrates what is in the way, and the
+# range is charged to the line that took it until it is given back; the
+# line's memory fault point fails the call, with nothing charged.
+insmod /modules/codetag_test_contig.ko
+CP=/sys/module/codetag_test_contig/parameters/pages
+CSRC=tools/testing/codetag/modules/codetag_test_contig.c
+contig_line() { awk -v b="$1" '$NF == "func:range_take" && $1 == b { print $3 }' $P; }
+contig_bytes() { awk -v l="$1" '$3 == l { print $1 }' $P; }
+if echo 512 > $CP; then
+	line=$(contig_line $((512 * 4096)))
+	check "alloc_contig_range() charges its 512 pages to the line that took them (${line:-none})" \
+		[ -n "$line" ]
+	echo 0 > $CP
+	check_eq "giving the range back discharges that line" "$(contig_bytes "$line")" 0
+	echo "file $CSRC line ${line##*:} oneshot" > /sys/kernel/debug/dynamic_faults
+	check "the line's armed fault point fails the call" sh -c "! echo 512 > $CP"
+	check_eq "... and charges nothing" "$(contig_bytes "$line")" 0
+	check "... once: the next call takes the range" sh -c "echo 512 > $CP"
+	check_eq "... charged to the line" "$(contig_bytes "$line")" $((512 * 4096))
+	echo "file $CSRC disable" > /sys/kernel/debug/dynamic_faults
+else
+	notok "alloc_contig_range() took 512 pages"
+fi
+rmmod codetag_test_contig
+check_eq "unloading gives the range back" "$(contig_bytes "$line")" ""
+
+# Anonymous memory that migrate_vma() moves to device-private pages
+# (ZONE_DEVICE, HMM's test driver) and back. Those pages never reach the
+# page allocator's free: a charge moved onto one would stay for ever. So
+# once the program has exited and the driver is unloaded (giving back its
+# device memory), no site may be left holding the data's bytes: neither
+# the site of the program's anonymous memory nor the driver's line that
+# allocated the pages the data came back into.
+if modprobe test_hmm; then
+	snap /tmp/before
+	out=$(hmmmove $MIB)
+	rc=$?
+	check "migrate_vma(): ${out:-hmmmove printed nothing}" [ $rc -eq 0 ]
+	rmmod test_hmm
+	snap /tmp/after
+	awk 'NR == FNR { a[$1 " " $2] = $3; next }
+	     { d = $3 - a[$1 " " $2]; if (d > best) { best = d; k = $1 " " $2 } }
+	     END { print best + 0, k }' /tmp/before /tmp/after > /tmp/grown
+	check "device-private migration leaves no site charged: largest growth $(cat /tmp/grown)" \
+		[ "$(cut -d' ' -f1 /tmp/grown)" -lt $SLACK ]
+else
+	notok "HMM's test driver loads (test_hmm)"
+fi
 
 check "no site went negative" no_negative_sites
