@@ -10,6 +10,8 @@
 #                distro debug kernel; results in build/soak-distro-debug.txt;
 #                and the arm64 KASAN_HW_TAGS kernel built
 #   make bench   instructions per allocate+free pair (qemu -icount)
+#   make sweep   codetag sweep on real 6.1 code in the distro debug kernel
+#                (hours); SWEEPS=ext4,loop for some workloads only
 #   make patch   one diff against pristine 6.1: build/codetag-6.1.patch
 #   make series  the patch series and its cover letter: build/series/
 #   make series-check  build the guest kernel at every patch of the series
@@ -21,7 +23,7 @@ H := tools/testing/codetag
 FLAVOR ?= guest
 SOAK_SECONDS ?= 3600
 
-.PHONY: demo check shell soak bench patch series series-check devtree export clean
+.PHONY: demo check shell soak bench sweep patch series series-check devtree export clean
 
 demo:
 	@$(H)/demo.sh
@@ -43,6 +45,9 @@ soak:
 
 bench:
 	@$(H)/bench.sh
+
+sweep:
+	@$(H)/sweep-real.sh
 
 patch:
 	@$(H)/harness.sh deps && $(H)/harness.sh patch

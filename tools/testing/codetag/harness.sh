@@ -35,6 +35,9 @@
 #                                   clock (time_stats against busy waits of
 #                                   known lengths, guest time counting
 #                                   instructions),
+#                                   sweep (codetag sweep on tmpfs and on
+#                                   planted bugs), sweep-real (make sweep,
+#                                   on a distro flavour),
 #                                   bench, workload (make bench's stress-ng
 #                                   run on a distro flavour), demo or shell
 #   harness.sh kunit [nofault|arm64] KUnit suites under UML, or arm64
@@ -462,7 +465,7 @@ cmd_image() {
 	# applets, which the tests are written for.
 	cp "$HARNESS/guest/profile" "$stage/etc/profile"
 	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/bench.sh" \
-		"$HARNESS/guest/workload.sh" "$stage/"
+		"$HARNESS/guest/workload.sh" "$HARNESS/guest/sweep-real.sh" "$stage/"
 	cp "$HARNESS"/guest/tests/* "$HARNESS"/guest/distro-tests/* "$stage/tests/"
 	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
 	for c in "$HARNESS"/guest/*.c; do
@@ -627,6 +630,13 @@ cmd_boot() {
 	never)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
 		append="$append sysctl.vm.mem_profiling=never" ;;
 	slabs)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit} ;;
+	sweep)	# The sweeps provoke KASAN reports on purpose: each one.
+		limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
+		append="$append kasan_multi_shot" ;;
+	sweep-real)
+		# make sweep: hours of workloads under KASAN and lockdep.
+		limit=${CODETAG_BOOT_TIMEOUT:-14400}
+		append="$append kasan_multi_shot" ;;
 	soak)	# The soak's time, and as long again for the set-up and
 		# the checks after it on a debug kernel; then a third of it
 		# for the control plane's torture (80-control-torture.t).

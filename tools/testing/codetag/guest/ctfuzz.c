@@ -37,7 +37,7 @@ static const char *const words[] = {
 	"007", "100", "101", "2147483647", "2147483648", "4294967295",
 	"4294967296", "18446744073709551615", "18446744073709551616",
 	"enable", "disable", "oneshot", "times", "frequency", "probability",
-	"pid", "comm", "verbose", "reset", "hit",
+	"pid", "pgid", "comm", "verbose", "reset", "hit",
 };
 
 /* Without the separators (the last two) inside a scope. */

@@ -243,6 +243,18 @@ check "... every site, by the 15/16 quantile, largest first" \
 "$CODETAG" latency -q 0 > /dev/null 2> "$W/err"
 check "latency -q 0 is refused: quantiles are 1 to 15" \
 	grep -q "from 1 to 15" "$W/err"
+# sweep arms points and runs a workload: on a real kernel (the guests'
+# sweep boot); here, what it refuses before it arms anything.
+"$CODETAG" sweep > /dev/null 2> "$W/err"
+check "sweep without a workload is refused (exit 2)" \
+	bash -c "[ $? = 2 ] && grep -q 'no workload' '$W/err'"
+"$CODETAG" sweep --nth 0 -- true > /dev/null 2> "$W/err"
+check "sweep --nth 0 is refused: from 1" \
+	bash -c "[ $? = 2 ] && grep -q -e \"--nth '0': a number from 1\" '$W/err'"
+"$CODETAG" sweep -m codetag_test_fault -- false > /dev/null 2> "$W/err"
+check "sweep of a workload that fails on its own: exit 1, nothing armed" \
+	bash -c "[ $? = 1 ] && grep -q 'fails without any fault injected (status 1)' '$W/err' &&
+		 cmp -s '$G/dynamic_faults' '$R/sys/kernel/debug/dynamic_faults'"
 "$CODETAG" errors -a > "$W/errors"
 check "errors -a lists every site, by the times returned" \
 	awk -v want="$(wc -l < "$G/error_codes")" \

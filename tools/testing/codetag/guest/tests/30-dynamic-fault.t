@@ -99,6 +99,16 @@ check "'pid N': the scoped shell's operation fails" \
 	sh -c "echo \"module codetag_test_fault class memory enable pid \$\$\" > $F; ! echo 1 > $T/run"
 check "... another task's does not" sh -c "echo 1 > $T/run"
 echo "module codetag_test_fault disable" > $F
+# A process group: setsid starts a shell in a group of its own, whose
+# every child is in it too; the test's own shell is not.
+check "'pgid N': a child of the scoped group fails, and the listing names the group" \
+	setsid sh -c "echo \"module codetag_test_fault func fault_op class memory enable pgid \$\$\" > $F &&
+		      grep -q ' func:fault_op class:memory enabled pgid:'\$\$' hits:0 faults:0\$' $F &&
+		      sh -c '! echo 1 > $T/run'"
+check "... a task outside the group does not" sh -c "echo 1 > $T/run"
+check "... a pgid that names no process group is refused" \
+	sh -c "! echo 'module codetag_test_fault enable pgid '\$\$ > $F"
+echo "module codetag_test_fault disable" > $F
 # A task's comm is the name it was executed by; busybox runs the applet
 # named by its first argument when its own name starts with "busybox".
 ln -sf /bin/busybox /tmp/busyboxfault

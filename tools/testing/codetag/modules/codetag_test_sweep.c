@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Planted bugs for "codetag sweep": an operation with five allocations,
+ *
+ *   echo 1 > /sys/kernel/debug/codetag_test_sweep
+ *
+ * each with its own error path. Two are correct: the first allocation's
+ * (nothing to undo) and the last one's. The other three are wrong, each in
+ * one way a sweep must tell apart:
+ *
+ *   - the second allocation's forgets the first object: a leak;
+ *   - the third's frees the second object twice: a double free, which
+ *     KASAN reports (planted only where KASAN is there to catch it: on
+ *     other kernels that path frees once and is correct);
+ *   - the fourth's returns with a semaphore still held for reading:
+ *     lockdep reports a lock held on return to user space. Readers share
+ *     it, so later operations go on.
+ *
+ * A sweep lists the allocation sites from the last line up, so that the
+ * lock bug is met before the double free: a KASAN report switches lockdep
+ * off for the rest of the boot.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/rwsem.h>
+#include <linux/slab.h>
+
+static DECLARE_RWSEM(sweep_sem);
+
+static noinline int sweep_op(void)
+{
+	void *head, *leaky, *twice, *locked, *last;
+	int err = -ENOMEM;
+
+	head = kmalloc(64, GFP_KERNEL);
+	if (!head)
+		return -ENOMEM;
+	leaky = kmalloc(128, GFP_KERNEL);
+	if (!leaky)
+		return -ENOMEM;			/* planted: head is lost */
+	twice = kmalloc(256, GFP_KERNEL);
+	if (!twice) {
+		kfree(leaky);
+		if (IS_ENABLED(CONFIG_KASAN)) {
+			OPTIMIZER_HIDE_VAR(leaky);
+			kfree(leaky);		/* planted: a double free */
+		}
+		kfree(head);
+		return -ENOMEM;
+	}
+	down_read(&sweep_sem);
+	locked = kmalloc(512, GFP_KERNEL);
+	if (!locked) {
+		kfree(twice);
+		kfree(leaky);
+		kfree(head);
+		return -ENOMEM;			/* planted: sweep_sem held */
+	}
+	last = kmalloc(1024, GFP_KERNEL);
+	if (!last)
+		goto out;
+	err = 0;
+	kfree(last);
+out:
+	kfree(locked);
+	up_read(&sweep_sem);
+	kfree(twice);
+	kfree(leaky);
+	kfree(head);
+	return err;
+}
+
+static ssize_t sweep_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *ppos)
+{
+	int err = sweep_op();
+
+	return err ? err : len;
+}
+
+static const struct file_operations sweep_fops = {
+	.owner	= THIS_MODULE,
+	.write	= sweep_write,
+};
+
+static struct dentry *sweep_file;
+
+static int __init codetag_test_sweep_init(void)
+{
+	sweep_file = debugfs_create_file("codetag_test_sweep", 0200, NULL,
+					 NULL, &sweep_fops);
+	return 0;
+}
+module_init(codetag_test_sweep_init);
+
+static void __exit codetag_test_sweep_exit(void)
+{
+	debugfs_remove(sweep_file);
+}
+module_exit(codetag_test_sweep_exit);
+
+MODULE_DESCRIPTION("Planted error path bugs for codetag sweep");
+MODULE_LICENSE("GPL");
