@@ -73,7 +73,7 @@ micro() {
 	run ${p}up612 ${p}up-off sysctl.vm.mem_profiling=0
 	run ${p}up612 ${p}up-on sysctl.vm.mem_profiling=1
 
-	rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|+ctx ' "$B/bench-$p$1.txt"; }
+	rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|^syscall_\|+ctx ' "$B/bench-$p$1.txt"; }
 	col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$p$1.txt"; }
 
 	printf '%-22s %9s %9s %9s %7s %7s  %9s %9s %9s %7s %7s  %8s\n' "allocate+free pair" \
@@ -137,6 +137,20 @@ micro() {
 			v["errno_fail_ERR"] - v["errno_fail_plain"], v["errno_fail_plain"], v["errno_fail_ERR"]
 		printf "%+.2f on the success path (%.2f, %.2f)\n",
 			v["errno_ok_ERR"] - v["errno_ok_plain"], v["errno_ok_plain"], v["errno_ok_ERR"]
+	     }' "$B/bench-${p}off.txt"
+	awk '{ v[$1] = $2 }
+	     END {
+		if (!("syscall_fail_ERR" in v))
+			exit
+		printf "a write(2) that fails, from userspace: %.2f instructions with -EINVAL, %.2f with\n",
+			v["syscall_fail_plain"], v["syscall_fail_ERR"]
+		printf "ERR(EINVAL) (%+.2f: its class at system call exit)",
+			v["syscall_fail_ERR"] - v["syscall_fail_plain"]
+		if ("syscall_fail_ERR_traced" in v)
+			printf ", %.2f with errcode_syscall_exit\nenabled (%+.2f: the event)",
+				v["syscall_fail_ERR_traced"],
+				v["syscall_fail_ERR_traced"] - v["syscall_fail_ERR"]
+		printf "\n"
 	     }' "$B/bench-${p}off.txt"
 
 	# The framework's memory: what the guest has in use beyond the kernel

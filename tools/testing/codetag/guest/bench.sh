@@ -19,8 +19,27 @@ pcp_kb=$(awk '$1 == "count:" { s += $2 } END { print s * 4 }' /proc/zoneinfo)
 
 insmod /modules/codetag_bench.ko
 
+# A write(2) that fails with a plain -EINVAL, with -ERR(EINVAL), and with
+# -ERR(EINVAL) while the errcode_syscall_exit event is enabled (recorded
+# into the trace buffer, nobody reading).
+F=/sys/kernel/debug/codetag_bench_errno
+EV=/sys/kernel/tracing/events/errcode/errcode_syscall_exit/enable
+if [ -e $F ]; then
+	syscall_plain=$(syscall-cost $F p 20000)
+	syscall_err=$(syscall-cost $F u 20000)
+	mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+	if [ -e $EV ]; then
+		echo 1 > $EV
+		syscall_traced=$(syscall-cost $F u 20000)
+		echo 0 > $EV
+	fi
+fi
+
 {
 	dmesg | sed -n 's/.*codetag_bench: row //p'
+	[ -n "${syscall_plain:-}" ] && echo "syscall_fail_plain $syscall_plain"
+	[ -n "${syscall_err:-}" ] && echo "syscall_fail_ERR $syscall_err"
+	[ -n "${syscall_traced:-}" ] && echo "syscall_fail_ERR_traced $syscall_traced"
 	echo "mem_free_kb $((free_kb + pcp_kb))"
 	echo done
 } > $RESULTS

@@ -11,6 +11,12 @@
  * Results go to the kernel log as "codetag_bench: <row> <ns per pair>".
  * The last two rows time a function call with and without a disarmed
  * dynamic_fault() point in it.
+ *
+ * The module also leaves /sys/kernel/debug/codetag_bench_errno, whose
+ * write(2) fails at once and silently: with -ERR(EINVAL) when the text
+ * written starts with 'u' (unique), with a plain -EINVAL otherwise. The
+ * guest times it from userspace, for what a unique code costs at system
+ * call exit, with and without the errcode_syscall_exit event enabled.
  */
 
 /*
@@ -22,6 +28,7 @@
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/codetag/errcode.h>
 #include <linux/codetag/time_stats.h>
+#include <linux/debugfs.h>
 #endif
 #include <linux/gfp.h>
 #include <linux/kernel.h>
@@ -36,6 +43,8 @@ module_param(loops, uint, 0400);
 MODULE_PARM_DESC(loops, "allocate+free pairs per measurement");
 
 static struct kmem_cache *bench_cache;
+/* /sys/kernel/debug/codetag_bench_errno, where CONFIG_CODETAG has ERR() */
+static struct dentry *errno_file;
 
 /*
  * Every function that times something, or is timed, is __bench_fn (noipa):
@@ -247,12 +256,37 @@ static noinline __bench_fn void bench_errcode(void)
 	BENCH_CALLS("errno_ok_ERR", row_ok_err);
 }
 
+static ssize_t errno_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *ppos)
+{
+	char c;
+
+	if (!len || get_user(c, ubuf))
+		return -EFAULT;
+	return c == 'u' ? -ERR(EINVAL) : -EINVAL;
+}
+
+static const struct file_operations errno_fops = {
+	.owner	= THIS_MODULE,
+	.write	= errno_write,
+};
+
+static void errno_file_create(void)
+{
+	errno_file = debugfs_create_file("codetag_bench_errno", 0200, NULL,
+					 NULL, &errno_fops);
+}
+
 #else /* !CONFIG_CODETAG */
 static void bench_fault_points(void)
 {
 }
 
 static void bench_errcode(void)
+{
+}
+
+static void errno_file_create(void)
 {
 }
 #endif /* CONFIG_CODETAG */
@@ -335,6 +369,7 @@ static int __init codetag_bench_init(void)
 	bench_fault_points();
 	bench_time_stats();
 	bench_errcode();
+	errno_file_create();
 
 	kmem_cache_destroy(bench_cache);
 	pr_info("codetag_bench: done\n");
@@ -344,6 +379,7 @@ module_init(codetag_bench_init);
 
 static void __exit codetag_bench_exit(void)
 {
+	debugfs_remove(errno_file);
 }
 module_exit(codetag_bench_exit);
 
