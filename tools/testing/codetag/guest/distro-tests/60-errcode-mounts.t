@@ -35,8 +35,10 @@ refused() {
 	check "$_fs: the log names the check at $_file (${_site:-none})" [ -n "$_site" ]
 	check "$_fs: error_codes counts it" \
 		grep -Eq "^$_site module:[a-z0-9_]+ func:[A-Za-z0-9_.]+ class:-EINVAL code:-[0-9]+ returned:[1-9]" $E
-	_out=$(codetag errors --trace -- $MOUNT -t $_fs -o "$_opts" "$DEV" $MNT 2>&1)
-	echo "$_out" | sed 's/^/#   /'
+	# The events alone: util-linux writes a message in parts, and an
+	# event printed meanwhile would land inside it.
+	_out=$(codetag errors --trace -- $MOUNT -t $_fs -o "$_opts" "$DEV" $MNT 2>/tmp/trace.err)
+	{ echo "$_out"; cat /tmp/trace.err; } | sed 's/^/#   /'
 	check "$_fs: codetag errors --trace: 'mount -> -EINVAL at $_site'" \
 		sh -c "echo \"$_out\" | grep -q '^mount -> -EINVAL at $_site  '"
 }

@@ -92,21 +92,23 @@ check "a value the generic parser refuses: '... error -EINVAL at fs/fs_parser.c:
 pline=$(echo "$msg" | grep -oE 'fs/fs_parser.c:[0-9]+')
 
 # The same from userspace, without the log: the errcode_syscall_exit
-# event, through codetag errors --trace.
-out=$(codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/errcode-mnt 2>&1)
-echo "$out" | sed 's/^/#   /'
+# event, through codetag errors --trace. The events are its standard
+# output; the command's messages, and its count, go to standard error
+# (kept apart: a message written in parts may take an event in between).
+out=$(codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/errcode-mnt 2>/tmp/trace.err)
+{ echo "$out"; cat /tmp/trace.err; } | sed 's/^/#   /'
 check "codetag errors --trace: 'mount -> -EINVAL at ${pline:-?}'" \
 	sh -c "[ -n '$pline' ] && echo \"$out\" | grep -Eq '^mount -> -EINVAL at $pline  \[mount [0-9]+\]\$'"
 check "... and counts one failed system call" \
-	sh -c "echo \"$out\" | grep -q '^codetag: 1 system call failed with an ERR() code\$'"
+	grep -q '^codetag: 1 system call failed with an ERR() code$' /tmp/trace.err
 out=$(codetag errors --trace --json -- mount -t tmpfs -o bogus_option none /tmp/errcode-mnt 2>/dev/null)
 echo "# $out"
 check "... --json: syscall, error and site (${site:-?})" \
 	sh -c "[ -n '$site' ] && echo '$out' | grep -q '\"syscall\": \"mount\", \"nr\": [0-9]*, \"error\": \"-EINVAL\", \"code\": -[0-9]*, \"site\": \"$site\"'"
 # Its exit status is the command's; a command that succeeds prints nothing.
-out=$(codetag errors --trace -- true 2>&1)
+out=$(codetag errors --trace -- true 2>/tmp/trace.err)
 rc=$?
 check "... a command without failures: exit 0, no event" \
-	sh -c "[ $rc = 0 ] && echo \"$out\" | grep -q '^codetag: 0 system calls'"
+	sh -c "[ $rc = 0 ] && [ -z \"$out\" ] && grep -q '^codetag: 0 system calls' /tmp/trace.err"
 out=$(codetag errors --trace -- false 2>&1)
 check_eq "... and the command's own exit status" "$?" 1
