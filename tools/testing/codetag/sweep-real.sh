@@ -3,7 +3,7 @@
 #
 # "make sweep": codetag sweep on real 6.1 code (guest/sweep-real.sh: tmpfs,
 # ext4, xfs and btrfs on loop devices, loop set-up, xfs and btrfs loaded and
-# unloaded, a network namespace with a veth pair, stress-ng), in the distro
+# unloaded, a network namespace made and destroyed, stress-ng), in the distro
 # debug kernel: Debian's configuration with KASAN, UBSAN and lockdep.
 #
 #   sweep-real.sh                       every workload
