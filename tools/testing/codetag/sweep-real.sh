@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make sweep": codetag sweep on real 6.1 code (guest/sweep-real.sh: tmpfs,
-# ext4, xfs and btrfs on loop devices, loop set-up, xfs and btrfs loaded and
-# unloaded, a network namespace made and destroyed, stress-ng), in the distro
+# ext4, xfs and btrfs on loop devices, loop set-up, a network namespace made
+# and destroyed, stress-ng), in the distro
 # debug kernel: Debian's configuration with KASAN, UBSAN and lockdep.
 #
 #   sweep-real.sh                       every workload

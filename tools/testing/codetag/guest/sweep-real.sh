@@ -61,8 +61,8 @@ for fs in ext4 xfs btrfs; do
 done
 sweep loop -f drivers/block/loop.c -C "losetup -D" -- sh -c \
 	'd=$(losetup -f --show /tmp/ext4.img) && losetup -d $d'
-sweep xfs-module -m xfs -C "modprobe -r xfs" -- sh -c "modprobe xfs && modprobe -r xfs"
-sweep btrfs-module -m btrfs -C "modprobe -r btrfs" -- sh -c "modprobe btrfs && modprobe -r btrfs"
+# Loading and unloading xfs and btrfs is not swept: a module's fault points
+# exist only once it is loaded, so a dry run cannot arm them beforehand.
 # The distro kernel has no veth: the namespace's loopback device only.
 sweep netns -f net/core/net_namespace.c -C "ip netns del sweep 2>/dev/null" -- sh -c \
 	"ip netns add sweep && ip -n sweep link set lo up && ip netns del sweep"
