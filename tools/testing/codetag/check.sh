@@ -44,6 +44,14 @@ timed() {
 	shift
 	"$@"
 	echo "# $name: $((SECONDS - t0)) s"
+	echo "$name: $((SECONDS - t0)) s" >> "$LOGS/layer-times"
+}
+
+# timed_boot FLAVOR MODE: harness.sh boot, its time kept for the summary.
+timed_boot() {
+	local t0=$SECONDS
+	"$H" boot "$@"
+	echo "boot $1 $2: $((SECONDS - t0)) s" >> "$LOGS/layer-times"
 }
 
 # left_out LAYER: CODETAG_CHECK_SKIP names LAYER.
@@ -118,7 +126,7 @@ slab_layouts() {
 		return
 	step "noalloc: test modules and boot image build" initramfs-noalloc \
 		"$H" initramfs noalloc || return
-	"$H" boot noalloc slabs > "$LOGS/boot-noalloc-slabs.log" 2>&1
+	timed_boot noalloc slabs > "$LOGS/boot-noalloc-slabs.log" 2>&1
 	guest_results noalloc slabs
 	diffs=$(diff <(slab_list "$never" | grep -v '^task_struct ') \
 		     <(slab_list "$B/slabs-noalloc.txt" | grep -v '^task_struct ') |
@@ -146,14 +154,14 @@ slab_layouts() {
 root_refusals() {
 	local flavor=$1 log=$LOGS/boot-$1-rootopt.log
 	CODETAG_APPEND="rootflags=journal_ioprio=9" \
-		"$H" boot "$flavor" rootfail > "$log" 2>&1
+		timed_boot "$flavor" rootfail > "$log" 2>&1
 	tr -d '\r' < "$log" | grep -E "ext4|VFS|No filesystem" | sed 's/^/#   /'
 	grep_step "$flavor: a refused root option is logged with its line" "$log" \
 		"ext4: option 'journal_ioprio' refused: error -EINVAL at fs/ext4/super\.c:[0-9]+"
 	grep_step "$flavor: ... and the root mount's last message names it" "$log" \
 		"VFS: ext4 refused the root: error -EINVAL at fs/ext4/super\.c:[0-9]+"
 	log=$LOGS/boot-$flavor-badroot.log
-	CODETAG_BAD_ROOT=1 "$H" boot "$flavor" rootfail > "$log" 2>&1
+	CODETAG_BAD_ROOT=1 timed_boot "$flavor" rootfail > "$log" 2>&1
 	tr -d '\r' < "$log" | grep -E "ext4|VFS|No filesystem" | sed 's/^/#   /'
 	grep_step "$flavor: a root whose superblock fails its checksum: the VFS names the check" "$log" \
 		"VFS: Cannot open root device \"vdc\" or unknown-block\([0-9]+,[0-9]+\): error -EBADMSG at fs/ext4/super\.c:[0-9]+"
@@ -178,10 +186,10 @@ guest_layer() {
 	esac
 	step "$flavor: test modules and boot image build" "initramfs-$flavor" \
 		"$H" initramfs "$flavor" || return
-	"$H" boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
+	timed_boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
 	guest_results "$flavor"
 	# A second boot with profiling off: tags never live, then switched on.
-	"$H" boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
+	timed_boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
 	guest_results "$flavor" offboot
 	# A boot with profiling off for good, on the small guest: its slab
 	# caches must be laid out as in the guest built without the option.
@@ -189,14 +197,14 @@ guest_layer() {
 	# the compiled-out kernel it builds anyway, and the small guest's boot
 	# checks the rest (nothing charged, no vectors, the sysctl refuses).
 	if [ "$flavor" = guest ]; then
-		"$H" boot "$flavor" never > "$LOGS/boot-$flavor-never.log" 2>&1
+		timed_boot "$flavor" never > "$LOGS/boot-$flavor-never.log" 2>&1
 		guest_results "$flavor" never
 	fi
 	[ "$flavor" = distro ] && root_refusals "$flavor"
 	# codetag sweep on tmpfs and on planted bugs, where KASAN and
 	# lockdep catch what the error paths do.
 	if [ "$flavor" = debug ]; then
-		"$H" boot "$flavor" sweep > "$LOGS/boot-$flavor-sweep.log" 2>&1
+		timed_boot "$flavor" sweep > "$LOGS/boot-$flavor-sweep.log" 2>&1
 		guest_results "$flavor" sweep
 	fi
 	if [ "$flavor" = guest ]; then
@@ -204,11 +212,11 @@ guest_layer() {
 		# time_stats against busy waits of known lengths, in a boot
 		# whose time counts instructions, so that no figure depends on
 		# the host.
-		"$H" boot "$flavor" clock > "$LOGS/boot-$flavor-clock.log" 2>&1
+		timed_boot "$flavor" clock > "$LOGS/boot-$flavor-clock.log" 2>&1
 		guest_results "$flavor" clock
 		# make demo's last boot: an empty RAM disk as the ext4 root.
 		CODETAG_APPEND="rdinit=/none root=/dev/ram0 rootfstype=ext4" \
-			"$H" boot "$flavor" rootfail \
+			timed_boot "$flavor" rootfail \
 			> "$LOGS/boot-$flavor-rootfail.log" 2>&1
 		grep_step "$flavor: an ext4 root without a filesystem is refused, and the log names the check" \
 			"$LOGS/boot-$flavor-rootfail.log" \
@@ -230,7 +238,7 @@ soak_layer() {
 		return
 	step "$flavor soak: a fresh root image" "image-$flavor-soak" \
 		"$H" initramfs "$flavor" || return
-	"$H" boot "$flavor" soak > "$LOGS/boot-$flavor-soak.log" 2>&1
+	timed_boot "$flavor" soak > "$LOGS/boot-$flavor-soak.log" 2>&1
 	guest_results "$flavor" soak
 }
 
@@ -300,7 +308,7 @@ kasan_tags_layer() {
 	step "$flavor: test modules and boot image build" \
 		"initramfs-$flavor" "$H" initramfs "$flavor" || return
 	CODETAG_APPEND="codetag.tests=20-alloc-tag.t" \
-		"$H" boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
+		timed_boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
 	guest_results "$flavor"
 	line=$(grep -m1 -E "alloc_tag: .*page tags are kept in" \
 	       "$LOGS/boot-$flavor.log" | tr -d '\r')
@@ -539,9 +547,9 @@ tool_layer() {
 # command at a time write a flavour) and report what it did. The distro
 # image is made afresh for each boot, its Debian root filesystem once.
 prebuild() {
-	left_out guest || { "$H" kernel noalloc && "$H" initramfs noalloc; }
-	left_out distro || { "$H" kernel distro && "$H" rootfs; }
-	left_out debug || { "$H" kernel debug && "$H" initramfs debug; }
+	left_out guest || timed "build noalloc" eval '"$H" kernel noalloc && "$H" initramfs noalloc'
+	left_out distro || timed "build distro" eval '"$H" kernel distro && "$H" rootfs'
+	left_out debug || timed "build debug" eval '"$H" kernel debug && "$H" initramfs debug'
 }
 
 # The arm64 layers and the x86-64 debug kernel's, in a lane of their own
@@ -560,6 +568,7 @@ arm64_lane() {
 
 echo "# codetag: make check ($(date -u '+%F %T') UTC)"
 start=$(date +%s)
+rm -f "$LOGS/layer-times"
 step "host packages installed" deps "$H" deps &&
 step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 {
@@ -588,6 +597,10 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	PASS=$((PASS + $(grep -c '^ok - ' "$LOGS/arm64-lane.out")))
 	FAIL=$((FAIL + $(grep -c '^not ok - ' "$LOGS/arm64-lane.out")))
 }
+# Where the time went, together at the end, where a truncated log
+# still shows it. The two lanes run side by side.
+[ -f "$LOGS/layer-times" ] &&
+	echo "# layer times: $(paste -sd, "$LOGS/layer-times" | sed 's/,/, /g')"
 echo "# wall time: $(( $(date +%s) - start )) s"
 echo "$PASS passed, $FAIL failed"
 [ $FAIL -eq 0 ]
