@@ -85,9 +85,22 @@ static const struct file_operations sweep_fops = {
 };
 
 static struct dentry *sweep_file;
+static void *sweep_state, *sweep_table;
 
+/*
+ * And two planted in the module's initialisation, for "codetag sweep
+ * --load": the state's allocation fails cleanly (the load fails, nothing
+ * is kept), the table's forgets the state: a leak that only a sweep which
+ * loads the module can reach.
+ */
 static int __init codetag_test_sweep_init(void)
 {
+	sweep_state = kzalloc(96, GFP_KERNEL);
+	if (!sweep_state)
+		return -ENOMEM;
+	sweep_table = kzalloc(192, GFP_KERNEL);
+	if (!sweep_table)
+		return -ENOMEM;			/* planted: sweep_state is lost */
 	sweep_file = debugfs_create_file("codetag_test_sweep", 0200, NULL,
 					 NULL, &sweep_fops);
 	return 0;
@@ -97,6 +110,8 @@ module_init(codetag_test_sweep_init);
 static void __exit codetag_test_sweep_exit(void)
 {
 	debugfs_remove(sweep_file);
+	kfree(sweep_table);
+	kfree(sweep_state);
 }
 module_exit(codetag_test_sweep_exit);
 

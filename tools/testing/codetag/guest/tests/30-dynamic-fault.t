@@ -173,3 +173,34 @@ check_eq "the module holds no allocation after the sweep" \
 
 check "the module unloads" rmmod codetag_test_fault
 check "its fault points go with it" sh -c "! grep -q module:codetag_test_fault $F"
+
+# A module's dynamic_fault= parameter arms its points as it loads, before
+# its init function runs: the only way to fail its initialisation.
+S=codetag_test_sweep
+dmesg_mark
+check "insmod $S dynamic_fault=\"func ${S}_init oneshot\" fails the load" \
+	sh -c "! insmod $M/$S.ko 'dynamic_fault=\"func ${S}_init oneshot\"' 2>/dev/null"
+check "... the log says which points the parameter armed" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) |
+	       grep -q 'dynamic_fault: $S: dynamic_fault=\"func ${S}_init oneshot\": 2 fault points armed'"
+check "... and the module is not loaded" [ ! -d /sys/module/$S ]
+check_eq "... nor holds an allocation" \
+	"$(grep " module:$S " $D/alloc_tags | awk '{ s += $2 } END { print s + 0 }')" 0
+check "a point armed by the parameter stays armed once the module is loaded" \
+	sh -c "insmod $M/$S.ko 'dynamic_fault=\"func sweep_op probability 0\"' &&
+	       [ \$(grep -c ' module:$S func:sweep_op class:memory enabled probability:0 ' $F) = 5 ]"
+rmmod $S
+dmesg_mark
+check "a malformed parameter: the module loads all the same" \
+	insmod $M/$S.ko 'dynamic_fault="func sweep_op bogus"'
+check "... the log names the word, and nothing is armed" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"dynamic_fault: unknown action 'bogus'\" &&
+	       dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'dynamic_fault: $S: dynamic_fault=\"func sweep_op bogus\": error -22, nothing armed' &&
+	       ! grep -q ' module:$S .* enabled ' $F"
+rmmod $S
+dmesg_mark
+check "a parameter naming a module is refused: it arms the loading module's points only" \
+	sh -c "insmod $M/$S.ko 'dynamic_fault=\"module codetag_test_fault oneshot\"' &&
+	       dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"'module' given for module $S\" &&
+	       ! grep -q ' enabled ' $F"
+rmmod $S

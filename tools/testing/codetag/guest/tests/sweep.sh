@@ -6,7 +6,8 @@
 # that a mount, a write and a read, and an unmount reach is failed in turn.
 # Then the planted bugs of codetag_test_sweep.ko: one error path leaks, one
 # frees twice (KASAN), one returns with a lock held (lockdep), two are
-# correct; the sweep must tell each apart. tmpfs goes first: the planted
+# correct; the sweep must tell each apart. Then the module's own
+# initialisation, swept by loading it for each run. tmpfs goes first: the planted
 # double free's KASAN report switches lockdep off for the rest of the boot.
 # On kernels without KASAN and lockdep, those two paths are not planted
 # (see the module) and must come out clean.
@@ -94,6 +95,26 @@ check "the leak's reproducer finds the leak again, at that site alone" \
 	sh -c "[ \$(sed -n '/^OUTCOME /,/^\$/p' /tmp/sweep-repro | sed '1d;/^\$/d' | wc -l) = 1 ] &&
 	       grep -q '^leaked ' /tmp/sweep-repro"
 rmmod codetag_test_sweep 2>/dev/null
+
+# The module's initialisation: each run loads it, the point armed through
+# its dynamic_fault= parameter, and it is unloaded after the run.
+sweep load /tmp/sweep-load --load /modules/codetag_test_sweep.ko
+rc=$?
+check "load: the sweep reports findings (exit 1)" [ $rc -eq 1 ]
+table /tmp/sweep-load |
+	awk -F'|' '{ split($2, a, " "); n = split(a[1], fl, ":"); print fl[n] "|" $0 }' |
+	sort -t'|' -k1,1n | cut -d'|' -f2- > /tmp/sweep-load.rows
+check_eq "load: the initialisation's two sites reached" \
+	"$(grep -c ' module:codetag_test_sweep func:codetag_test_sweep_init$' /tmp/sweep-load.rows)" 2
+outcome() { sed -n "${1}p" /tmp/sweep-load.rows | cut -d'|' -f1; }
+site() { sed -n "${1}p" /tmp/sweep-load.rows | cut -d'|' -f2 | awk '{ print $1 }'; }
+check_eq "load: the first allocation fails the load cleanly" "$(outcome 1)" clean
+check_eq "load: the second leaks" "$(outcome 2)" leaked
+check "... the first allocation's 96 bytes, once, at $(site 1)" \
+	grep -q "^  keeps 96B in 1 call: $(site 1) \[codetag_test_sweep\] func:codetag_test_sweep_init\$" /tmp/sweep-load
+check "... and its reproducer loads the module too" \
+	grep -q '^  reproduce: codetag sweep --load /modules/codetag_test_sweep.ko -f ' /tmp/sweep-load
+check "load: the module is unloaded after the sweep" [ ! -d /sys/module/codetag_test_sweep ]
 
 # The splats above are the sweeps' findings: splat-check.sh allows those
 # lines of the log, quoted in $REPORTS, and no other.
