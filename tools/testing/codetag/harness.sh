@@ -54,7 +54,9 @@
 #
 # CODETAG_APPEND adds to a guest's kernel command line; in test mode,
 # CODETAG_APPEND=codetag.tests=20-alloc-tag.t,50-errcode.t runs only
-# those test files.
+# those test files. CODETAG_DISK=NAME gives a distro flavour's image and
+# boot disks of their own (build/disk-FLAVOR-NAME.img), for a boot beside
+# another of the same flavour.
 #
 # Everything generated lives in build/ (git-ignored); the compiler cache
 # lives outside it so that "rm -rf build" still rebuilds quickly.
@@ -447,6 +449,12 @@ build_helpers() {
 # A distro flavour's root disk: the Debian root filesystem, the kernel's
 # modules, the test modules, helpers and tests (the distro-only ones too),
 # as an ext4 image; and a swap disk.
+# A distro flavour's root (disk) or swap disk. CODETAG_DISK names a set
+# of its own, for a boot that runs beside another of the same flavour.
+disk_image() {
+	echo "$B/$2-$1${CODETAG_DISK:+-$CODETAG_DISK}.img"
+}
+
 cmd_image() {
 	local flavor=$1 out stage
 	out=$(out_dir "$flavor")
@@ -472,12 +480,12 @@ cmd_image() {
 		cp "$B/$(basename "$c" .c)" "$stage/usr/local/bin/"
 	done
 	build_tool "$flavor" "$stage/usr/local/bin"
-	rm -f "$B/disk-$flavor.img"
-	mkfs.ext4 -q -F -L root -d "$stage" "$B/disk-$flavor.img" 3G
+	rm -f "$(disk_image "$flavor" disk)"
+	mkfs.ext4 -q -F -L root -d "$stage" "$(disk_image "$flavor" disk)" 3G
 	rm -rf "$stage"
-	rm -f "$B/swap-$flavor.img"
-	truncate -s 1G "$B/swap-$flavor.img"
-	mkswap -q "$B/swap-$flavor.img"
+	rm -f "$(disk_image "$flavor" swap)"
+	truncate -s 1G "$(disk_image "$flavor" swap)"
+	mkswap -q "$(disk_image "$flavor" swap)"
 }
 
 # Debian's arm64 packages that the arm64 guests' userspace comes from,
@@ -667,8 +675,8 @@ cmd_boot() {
 		# Each initcall's return, for 05-boot.t, in a log that keeps
 		# them all.
 		[ "$mode" = test ] && append="$append initcall_debug log_buf_len=4M"
-		disk=(-drive "file=$B/disk-$flavor.img,format=raw,if=virtio"
-		      -drive "file=$B/swap-$flavor.img,format=raw,if=virtio"
+		disk=(-drive "file=$(disk_image "$flavor" disk),format=raw,if=virtio"
+		      -drive "file=$(disk_image "$flavor" swap),format=raw,if=virtio"
 		      -object memory-backend-ram,id=m0,size=1G
 		      -object memory-backend-ram,id=m1,size=1G
 		      -numa node,nodeid=0,memdev=m0
