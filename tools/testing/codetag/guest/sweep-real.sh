@@ -48,9 +48,15 @@ truncate -s 320M /tmp/xfs.img && mkfs.xfs -q /tmp/xfs.img
 truncate -s 160M /tmp/btrfs.img && mkfs.btrfs -q /tmp/btrfs.img
 UMOUNT="umount $MNT 2>/dev/null; losetup -D"
 
+# Loading and unloading xfs and btrfs first, while nothing uses them:
+# each run loads the module, its point armed through its dynamic_fault=
+# parameter, and the sweep unloads it after the run.
+for fs in xfs btrfs; do
+	sweep $fs-module --load $fs -t 120
+done
 sweep tmpfs -f mm/shmem.c -C "$UMOUNT" -- sh -c \
 	"mount -t tmpfs none $MNT && cp -a /etc $MNT && cat $MNT/etc/passwd > /dev/null && umount $MNT"
-for fs in ext4 xfs btrfs; do
+for fs in xfs btrfs ext4; do
 	case $fs in
 	ext4)	scope="-f fs/ext4/*" ;;
 	*)	scope="-m $fs" ;;
@@ -61,12 +67,6 @@ for fs in ext4 xfs btrfs; do
 done
 sweep loop -f drivers/block/loop.c -C "losetup -D" -- sh -c \
 	'd=$(losetup -f --show /tmp/ext4.img) && losetup -d $d'
-# Loading and unloading xfs and btrfs: each run loads the module, its
-# point armed through its dynamic_fault= parameter, and the sweep unloads
-# it after the run (the mounts above have left both loaded and unused).
-for fs in xfs btrfs; do
-	sweep $fs-module --load $fs -t 120
-done
 # The distro kernel has no veth: the namespace's loopback device only.
 sweep netns -f net/core/net_namespace.c -C "ip netns del sweep 2>/dev/null" -- sh -c \
 	"ip netns add sweep && ip -n sweep link set lo up && ip netns del sweep"
