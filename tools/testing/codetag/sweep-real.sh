@@ -34,16 +34,24 @@ python3 - "$B/sweep" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 kinds = ["clean", "not reached", "leaked", "splat", "hung", "data error", "not swept"]
-print("%-14s %7s %7s  %s" % ("workload", "reached", "seconds", "  ".join(k.replace(" ", "-") for k in kinds)))
+# A sweep that could not run (its workload failed alone, say) printed no
+# JSON: the results file has its exit status and messages.
+results = {}
 for f in sorted(os.listdir(d)):
-    r = json.load(open(os.path.join(d, f)))
+    try:
+        results[f] = json.load(open(os.path.join(d, f)))
+    except ValueError:
+        print("%s: no result (see the sweep's messages in the results file)" % f[:-5])
+print("%-14s %7s %7s  %s" % ("workload", "reached", "seconds", "  ".join(k.replace(" ", "-") for k in kinds)))
+for f in results:
+    r = results[f]
     n = {k: 0 for k in kinds}
     for p in r["points"]:
         n[p["outcome"]] += 1
     print("%-14s %7d %7d  %s" % (f[:-5], r["reached"], r["seconds"],
           "  ".join("%*d" % (len(k), n[k]) for k in kinds)))
-for f in sorted(os.listdir(d)):
-    r = json.load(open(os.path.join(d, f)))
+for f in results:
+    r = results[f]
     for p in r["points"]:
         if p["outcome"] in ("leaked", "splat", "hung", "data error"):
             print("\n%s: %s: %s" % (f[:-5], p["outcome"], p["site"]))

@@ -117,8 +117,22 @@ check "... the first allocation's 96 bytes, once per load attempt, at $(site 1)"
 check "... and the tags the failed load keeps for them, in module_alloc()'s area" \
 	grep -q "^  keeps .* in 2 calls: arch/x86/kernel/module.c:[0-9]* func:module_alloc\$" /tmp/sweep-load
 check "... and its reproducer loads the module too" \
-	grep -q '^  reproduce: codetag sweep --load /modules/codetag_test_sweep.ko -f ' /tmp/sweep-load
+	grep -q '^  reproduce: codetag sweep --load /modules/codetag_test_sweep.ko -m codetag_test_sweep -f ' /tmp/sweep-load
 check "load: the module is unloaded after the sweep" [ ! -d /sys/module/codetag_test_sweep ]
+
+# A wider scope with --load: the kernel's own points that the module's
+# initialisation reaches (debugfs_create_file()'s dentry), armed through
+# the control file for the loader's group.
+sweep load-dcache /tmp/sweep-load-dcache --load /modules/codetag_test_sweep.ko \
+	-f fs/dcache.c
+rc=$?
+table /tmp/sweep-load-dcache > /tmp/sweep-load-dcache.rows
+check "load, -f fs/dcache.c: the sweep ran (exit $rc)" [ $rc -le 1 ]
+check "... it reached points of fs/dcache.c as the module loaded ($(wc -l < /tmp/sweep-load-dcache.rows)), and no other" \
+	sh -c "[ -s /tmp/sweep-load-dcache.rows ] && ! grep -v '|fs/dcache.c:' /tmp/sweep-load-dcache.rows"
+check "... each reached again, armed, and none hung" \
+	sh -c "! grep -q '^not reached|\|^not swept|\|^hung|' /tmp/sweep-load-dcache.rows"
+check "... and the module is unloaded after it" [ ! -d /sys/module/codetag_test_sweep ]
 
 # The splats above are the sweeps' findings: splat-check.sh allows those
 # lines of the log, quoted in $REPORTS, and no other.
