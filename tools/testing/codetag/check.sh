@@ -82,6 +82,8 @@ guest_results() {
 			case $line in
 			"ok - "*) pass "$name: ${line#ok - }"; n=$((n + 1)) ;;
 			"not ok - "*) fail "$name: ${line#not ok - }"; n=$((n + 1)) ;;
+			# What the guest said about a check: shown with it.
+			"#   "*) echo "$line" ;;
 			esac
 		done < "$results"
 	fi

@@ -30,7 +30,17 @@ report() {
 }
 
 ok() { report "ok - $*"; }
-notok() { report "not ok - $*"; }
+# FAILED counts the checks that failed, for a script to say more on them.
+FAILED=0
+notok() { report "not ok - $*"; FAILED=$((FAILED + 1)); }
+
+# detail: standard input, indented under the last check, to the console
+# and to the results, where make check shows it next to a failure.
+detail() {
+	while IFS= read -r _line; do
+		report "#   $_line"
+	done
+}
 
 # as_user COMMAND...: COMMAND as nobody, as a user's programs run (the
 # distro flavours' root image has setpriv).
@@ -49,8 +59,7 @@ check_eq() {
 		ok "$1"
 	else
 		notok "$1"
-		echo "#   got:  '$2'"
-		echo "#   want: '$3'"
+		printf "got:  '%s'\nwant: '%s'\n" "$2" "$3" | detail
 	fi
 }
 

@@ -64,6 +64,7 @@ table /tmp/sweep-planted |
 check_eq "planted: five sites reached" "$(wc -l < /tmp/sweep-planted.rows)" 5
 outcome() { sed -n "${1}p" /tmp/sweep-planted.rows | cut -d'|' -f1; }
 site() { sed -n "${1}p" /tmp/sweep-planted.rows | cut -d'|' -f2; }
+failed=$FAILED
 check_eq "planted: the first allocation fails cleanly" "$(outcome 1)" clean
 check_eq "planted: the second leaks" "$(outcome 2)" leaked
 head_site=$(site 1 | awk '{ print $1 }')
@@ -86,14 +87,19 @@ else
 	check_eq "planted: the fourth's lock bug goes unseen without lockdep" "$(outcome 4)" clean
 fi
 check_eq "planted: the last allocation fails cleanly" "$(outcome 5)" clean
+# What the sweep found, next to a check of it that failed.
+[ "$FAILED" = "$failed" ] ||
+	grep -v '^  | ' /tmp/sweep-planted | head -100 | detail
 
 # A finding's reproducer sweeps its point alone, and finds it again.
 repro=$(sed -n '/^leaked: /,/reproduce:/s/^  reproduce: //p' /tmp/sweep-planted)
 echo "# $repro"
 sh -c "$repro" > /tmp/sweep-repro 2>&1
+failed=$FAILED
 check "the leak's reproducer finds the leak again, at that site alone" \
 	sh -c "[ \$(sed -n '/^OUTCOME /,/^\$/p' /tmp/sweep-repro | sed '1d;/^\$/d' | wc -l) = 1 ] &&
 	       grep -q '^leaked ' /tmp/sweep-repro"
+[ "$FAILED" = "$failed" ] || head -60 /tmp/sweep-repro | detail
 rmmod codetag_test_sweep 2>/dev/null
 
 # The module's initialisation: each run loads it, the point armed through
