@@ -54,6 +54,14 @@ timed_boot() {
 	echo "boot $1 $2: $((SECONDS - t0)) s" >> "$LOGS/layer-times"
 }
 
+# The tree that KERNEL (6.1 by default) is built from.
+tree_of() {
+	case ${KERNEL:-6.1} in
+	6.12)	echo "$B/6.12/linux" ;;
+	*)	echo "$B/linux" ;;
+	esac
+}
+
 # left_out LAYER: CODETAG_CHECK_SKIP names LAYER.
 left_out() {
 	case " ${CODETAG_CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac
@@ -247,7 +255,8 @@ soak_layer() {
 }
 
 # A gcc warning in a file of the codetag core or its applications.
-CODETAG_WARNING='(lib|include/linux)/codetag/[^ ]*:[0-9]+:[0-9]+: warning:'
+# On 6.12 also the core's lib/codetag.c and lib/codetag_control.c.
+CODETAG_WARNING='(lib|include/linux)/codetag(/[^ ]*|[^/ ]*\.[ch]):[0-9]+:[0-9]+: warning:'
 
 # One kunit.py run: $1 names it in the results, $2 is harness.sh kunit's
 # variant (none for all suites with every option).
@@ -329,26 +338,32 @@ kasan_tags_layer() {
 # the MAINTAINERS entry that covers every file the series creates;
 # checkpatch asks again on each later patch that adds a file
 # (FILE_PATH_CHANGES), so that question is left out.
+# With KERNEL=6.12, the same for patches-6.12/, in the 6.12 tree.
 checkpatch_layer() {
-	local f out
+	local f out tree=$(tree_of) what="'patches/*.patch'" label=
 	skipped checkpatch && return
-	for f in $(cd "$ROOT" && git ls-files -co --exclude-standard \
-		   'tools/testing/codetag/modules/*.[ch]' 'patches/*.patch') \
+	if [ "${KERNEL:-6.1}" = 6.12 ]; then
+		what="'patches-6.12/*.patch'"
+		label="6.12: "
+	else
+		what="$what 'tools/testing/codetag/modules/*.[ch]'"
+	fi
+	for f in $(cd "$ROOT" && eval git ls-files -co --exclude-standard "$what") \
 		 $("$H" new-files); do
 		case $f in
 		*Makefile|*Kbuild|*.kunitconfig|*.rst|*.svg|*/.gitignore) continue ;;
-		patches/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
+		patches*/*) out=$(cd "$tree" && ./scripts/checkpatch.pl \
 				--strict -q --ignore FILE_PATH_CHANGES \
 				"$ROOT/$f" 2>&1) ;;
-		tools/testing/codetag/*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl \
+		tools/testing/codetag/*) out=$(cd "$tree" && ./scripts/checkpatch.pl \
 				--strict -q -f "$ROOT/$f" 2>&1) ;;
-		*) out=$(cd "$B/linux" && ./scripts/checkpatch.pl --strict \
+		*) out=$(cd "$tree" && ./scripts/checkpatch.pl --strict \
 				-q -f "$f" 2>&1) ;;
 		esac
 		if [ -z "$out" ]; then
-			pass "checkpatch --strict: $f"
+			pass "${label}checkpatch --strict: $f"
 		else
-			fail "checkpatch --strict: $f"
+			fail "${label}checkpatch --strict: $f"
 			echo "$out" | head -20 | sed 's/^/#   /'
 		fi
 	done
@@ -383,48 +398,63 @@ errcode_check_layer() {
 }
 
 # Every exported function has kernel-doc, and kernel-doc has no complaint.
+# On 6.12, also upstream's core files the series adds exports to.
 kerneldoc_layer() {
-	local f sym out missing=""
+	local f sym out missing="" tree=$(tree_of) label= files
 	skipped kernel-doc && return
-	for f in $("$H" new-files | grep -E '^(lib/codetag/[^/]*\.c|include/linux/codetag/.*\.h)$'); do
-		out=$(cd "$B/linux" && ./scripts/kernel-doc -none -v "$f" 2>&1 |
+	files=$("$H" new-files | grep -E '^(lib/codetag[^/]*/[^/]*\.c|lib/codetag_[^/]*\.c|include/linux/codetag/.*\.h)$')
+	if [ "${KERNEL:-6.1}" = 6.12 ]; then
+		label="6.12: "
+		files="$files lib/codetag.c include/linux/codetag.h"
+	fi
+	for f in $files; do
+		out=$(cd "$tree" && ./scripts/kernel-doc -none -v "$f" 2>&1 |
 		      grep -i warning)
 		if [ -n "$out" ]; then
-			fail "kernel-doc: $f"
+			fail "${label}kernel-doc: $f"
 			echo "$out" | head -10 | sed 's/^/#   /'
 		else
-			pass "kernel-doc: $f"
+			pass "${label}kernel-doc: $f"
 		fi
-		for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' "$B/linux/$f"); do
+		for sym in $(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' "$tree/$f"); do
 			# A static key has no kernel-doc form; the inline
 			# function that tests it is documented instead.
-			grep -q "^DEFINE_STATIC_KEY_[A-Z]*($sym)" "$B/linux/$f" &&
+			grep -q "^DEFINE_STATIC_KEY_[A-Z]*($sym)" "$tree/$f" &&
 				continue
+			# Upstream's own exports are upstream's to document.
+			[ "$f" = lib/codetag.c ] &&
+				! grep -q "^+EXPORT_SYMBOL_GPL($sym);" \
+					"$ROOT"/patches-6.12/*.patch && continue
 			# At the definition, or at the declaration.
-			grep -q "^ \* $sym() - " "$B/linux/$f" \
-				"$B"/linux/include/linux/codetag/*.h ||
+			grep -q "^ \* $sym() - " "$tree/$f" \
+				"$tree"/include/linux/codetag.h \
+				"$tree"/include/linux/codetag/*.h 2>/dev/null ||
 				missing="$missing $sym"
 		done
 	done
 	if [ -z "$missing" ]; then
-		pass "kernel-doc: every exported function is documented"
+		pass "${label}kernel-doc: every exported function is documented"
 	else
-		fail "kernel-doc: undocumented exports:$missing"
+		fail "${label}kernel-doc: undocumented exports:$missing"
 	fi
 }
 
 # The documentation builds with Sphinx without a warning.
 docs_layer() {
-	local log=$LOGS/htmldocs.log out
+	local tree=$(tree_of) label= log=$LOGS/htmldocs.log out
 	skipped docs && return
-	make -C "$B/linux" O="$B/linux/out-docs" SPHINXDIRS=codetag htmldocs \
+	if [ "${KERNEL:-6.1}" = 6.12 ]; then
+		label="6.12: "
+		log=$LOGS/htmldocs-6.12.log
+	fi
+	make -C "$tree" O="$tree/out-docs" SPHINXDIRS=codetag htmldocs \
 		> "$log" 2>&1
 	# dot(1) is only for graphs, which these pages do not have.
 	out=$(grep -E "WARNING|ERROR" "$log" | grep -v "dot(1) not found")
-	if [ -z "$out" ] && [ -f "$B/linux/out-docs/Documentation/output/codetag/index.html" ]; then
-		pass "htmldocs: Documentation/codetag builds without warnings"
+	if [ -z "$out" ] && [ -f "$tree/out-docs/Documentation/output/codetag/index.html" ]; then
+		pass "${label}htmldocs: Documentation/codetag builds without warnings"
 	else
-		fail "htmldocs: Documentation/codetag (log: ${log#$ROOT/})"
+		fail "${label}htmldocs: Documentation/codetag (log: ${log#$ROOT/})"
 		echo "$out" | head -10 | sed 's/^/#   /'
 	fi
 }
@@ -444,6 +474,35 @@ w1_layer() {
 	else
 		pass "W=1 build of lib/codetag is warning-free"
 	fi
+}
+
+# The 6.12 series: its tree, its KUnit suites under UML, W=1 on its
+# files, and the static checks and git am of the 6.1 series.
+layers_612() {
+	local -x KERNEL=6.12
+	local tree=$B/6.12/linux log=$LOGS/w1-6.12.log
+	skipped 6.12 && return
+	step "6.12: tree unpacked, patches-6.12/series applied" tree-6.12 \
+		"$H" tree || return
+	kunit_run kunit-6.12
+	# UML's objtree has every file of the series that builds so far.
+	if ! make -C "$tree" ARCH=um O="$tree/out-kunit" W=1 CC="ccache gcc" \
+		lib/codetag.o lib/codetag_control.o lib/codetag/ > "$log" 2>&1; then
+		fail "6.12: W=1 build of the codetag files (log: ${log#$ROOT/})"
+		tail -20 "$log" | sed 's/^/#   /'
+	elif grep -q "warning:" "$log"; then
+		fail "6.12: W=1 build of the codetag files is warning-free"
+		grep "warning:" "$log" | head -20 | sed 's/^/#   /'
+	else
+		pass "6.12: W=1 build of the codetag files is warning-free"
+	fi
+	checkpatch_layer
+	kerneldoc_layer
+	docs_layer
+	step "6.12: make patch: one diff applies to pristine 6.12 and gives the tree built here" \
+		patch-test-6.12 "$H" patch-test
+	step "6.12: patches-6.12/: git am applies the series to 6.12, and its last patch gives the tree built here" \
+		series-test-6.12 "$H" series-test
 }
 
 # Build the sources in directory $1 as modules of the guest kernel, log in $2.
@@ -594,6 +653,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	skipped series ||
 		timed "series" step "patches/: git am applies the series to 6.1, and its last patch gives the tree built here" \
 			series-test "$H" series-test
+	timed 6.12 layers_612
 	wait $prebuilder
 	wait $arm64_laner
 	echo "# arm64, debug and soak (run beside the layers above)"
