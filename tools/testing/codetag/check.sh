@@ -75,13 +75,14 @@ skipped() {
 
 # Results of a guest run: its ok/not ok lines, a complete run, a clean
 # console.
+# KLABEL, if set, prefixes the checks' names (the 6.12 layer's).
 guest_results() {
-	local flavor=$1 mode=${2:-test} name=$1
+	local flavor=$1 mode=${2:-test} name=${KLABEL:-}$1
 	local results=$B/$mode-$flavor.txt console=$LOGS/boot-$flavor.log
 	local n=0 line first
 
 	if [ "$mode" != test ]; then
-		name="$flavor $mode"
+		name="${KLABEL:-}$flavor $mode"
 		console=$LOGS/boot-$flavor-$mode.log
 	fi
 	if [ -f "$results" ]; then
@@ -476,6 +477,19 @@ w1_layer() {
 	fi
 }
 
+# The small guest on 6.12, booted to run the guest tests that both series
+# pass so far; its files in build/6.12/.
+guest_612() {
+	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
+	mkdir -p "$LOGS"
+	step "6.12 guest: kernel builds" kernel-guest "$H" kernel guest || return
+	step "6.12 guest: test modules and boot image build" initramfs-guest \
+		"$H" initramfs guest || return
+	CODETAG_APPEND="codetag.tests=35-fault-points.t" \
+		timed_boot guest test > "$LOGS/boot-guest.log" 2>&1
+	guest_results guest
+}
+
 # The 6.12 series: its tree, its KUnit suites under UML, W=1 on its
 # files, and the static checks and git am of the 6.1 series.
 layers_612() {
@@ -499,6 +513,7 @@ layers_612() {
 	checkpatch_layer
 	kerneldoc_layer
 	docs_layer
+	guest_612
 	step "6.12: make patch: one diff applies to pristine 6.12 and gives the tree built here" \
 		patch-test-6.12 "$H" patch-test
 	step "6.12: patches-6.12/: git am applies the series to 6.12, and its last patch gives the tree built here" \

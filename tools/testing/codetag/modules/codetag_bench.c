@@ -28,8 +28,8 @@
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/codetag/errcode.h>
 #include <linux/codetag/time_stats.h>
-#include <linux/debugfs.h>
 #endif
+#include <linux/debugfs.h>
 #include <linux/gfp.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
