@@ -52,6 +52,10 @@
 #                                   build/devtree; write patches/ back
 #   harness.sh new-files            the files the series creates
 #
+# KERNEL=6.12 works on patches-6.12/ and Debian's linux-source-6.12, in
+# build/6.12/, for tree, kernel, initramfs, boot, kunit, patch, series,
+# series-test, patch-test, devtree and export.
+#
 # CODETAG_APPEND adds to a guest's kernel command line; in test mode,
 # CODETAG_APPEND=codetag.tests=20-alloc-tag.t,50-errcode.t runs only
 # those test files. CODETAG_DISK=NAME gives a distro flavour's image and
