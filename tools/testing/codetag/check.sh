@@ -462,19 +462,25 @@ docs_layer() {
 
 # The core must build without warnings at W=1. Kbuild notices the changed
 # flags, so this recompiles our objects and the next normal build redoes them.
-w1_layer() {
-	local out=$B/linux/out-guest log=$LOGS/w1.log
-	skipped w1 && return
-	if ! make -C "$B/linux" O="$out" W=1 CC="ccache gcc" lib/codetag/ \
-		> "$log" 2>&1; then
-		fail "W=1 build of lib/codetag (log: ${log#$ROOT/})"
+# w1_check NAME LOG MAKE-ARGUMENTS...: make with W=1, one check line.
+w1_check() {
+	local name=$1 log=$2
+	shift 2
+	if ! make W=1 CC="ccache gcc" "$@" > "$log" 2>&1; then
+		fail "$name (log: ${log#$ROOT/})"
 		tail -20 "$log" | sed 's/^/#   /'
 	elif grep -q "warning:" "$log"; then
-		fail "W=1 build of lib/codetag is warning-free"
+		fail "$name is warning-free"
 		grep "warning:" "$log" | head -20 | sed 's/^/#   /'
 	else
-		pass "W=1 build of lib/codetag is warning-free"
+		pass "$name is warning-free"
 	fi
+}
+
+w1_layer() {
+	skipped w1 && return
+	w1_check "W=1 build of lib/codetag" "$LOGS/w1.log" \
+		-C "$B/linux" O="$B/linux/out-guest" lib/codetag/
 }
 
 # The small guest on 6.12, booted to run the guest tests that both series
@@ -491,25 +497,19 @@ guest_612() {
 }
 
 # The 6.12 series: its tree, its KUnit suites under UML, W=1 on its
-# files, and the static checks and git am of the 6.1 series.
+# files, the static checks, its small guest, and make patch and git am,
+# as for the 6.1 series.
 layers_612() {
 	local -x KERNEL=6.12
-	local tree=$B/6.12/linux log=$LOGS/w1-6.12.log
+	local tree=$B/6.12/linux
 	skipped 6.12 && return
 	step "6.12: tree unpacked, patches-6.12/series applied" tree-6.12 \
 		"$H" tree || return
 	kunit_run kunit-6.12
 	# UML's objtree has every file of the series that builds so far.
-	if ! make -C "$tree" ARCH=um O="$tree/out-kunit" W=1 CC="ccache gcc" \
-		lib/codetag.o lib/codetag_control.o lib/codetag/ > "$log" 2>&1; then
-		fail "6.12: W=1 build of the codetag files (log: ${log#$ROOT/})"
-		tail -20 "$log" | sed 's/^/#   /'
-	elif grep -q "warning:" "$log"; then
-		fail "6.12: W=1 build of the codetag files is warning-free"
-		grep "warning:" "$log" | head -20 | sed 's/^/#   /'
-	else
-		pass "6.12: W=1 build of the codetag files is warning-free"
-	fi
+	w1_check "6.12: W=1 build of the codetag files" "$LOGS/w1-6.12.log" \
+		-C "$tree" ARCH=um O="$tree/out-kunit" \
+		lib/codetag.o lib/codetag_control.o lib/codetag/
 	checkpatch_layer
 	kerneldoc_layer
 	docs_layer
