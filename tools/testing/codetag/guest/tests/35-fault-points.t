@@ -4,8 +4,9 @@
 # dynamic_fault() points in a module, as the 6.1 and the 6.12 series both
 # have them: listed as they load, armed by class, scoped to a task,
 # refused when malformed with nothing changed, and through the module's
-# lifetime: an armed point's module unloaded and loaded again, and
-# modules coming and going while a writer arms and disarms their points.
+# lifetime: an armed point's module unloaded and loaded again, modules
+# coming and going while a writer arms and disarms their points, and a
+# module's points armed by its dynamic_fault= parameter as it loads.
 
 . /tests/lib.sh
 F=/sys/kernel/debug/dynamic_faults
@@ -96,3 +97,40 @@ insmod $KO
 check "loaded once more, its point is disarmed" grep -Eq "$IO disabled hits:0 faults:0\$" $F
 check "... and works" sh -c "echo 1 > $T/io"
 rmmod codetag_test_fault
+
+# A module's dynamic_fault= parameter arms its points after its tags are
+# loaded and before its init function runs: the only way to fail its
+# initialisation. On 6.12 the module loader parses the parameter before
+# the tags are loaded, and the commands wait for them.
+L=codetag_test_load
+LKO=/modules/$L.ko
+INIT=" module:$L func:${L}_init class:codetag_test:load"
+dmesg_mark
+check "insmod $L dynamic_fault=\"class codetag_test:load oneshot\" fails the load" \
+	sh -c "! insmod $LKO 'dynamic_fault=\"class codetag_test:load oneshot\"' 2>/dev/null"
+check "... the log says the parameter armed the module's point" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'dynamic_fault: $L: dynamic_fault=\"class codetag_test:load oneshot\": 1 fault points armed'"
+check "... and the module is not loaded" [ ! -d /sys/module/$L ]
+check "... nor its point listed" sh -c "! grep -q ' module:$L ' $F"
+check "without the parameter, the module loads" insmod $LKO
+check "... its point disarmed" grep -Eq "$INIT disabled hits:0 faults:0\$" $F
+rmmod $L
+check "a point armed by the parameter stays armed once the module is loaded" \
+	sh -c "insmod $LKO 'dynamic_fault=\"class codetag_test:load probability 0\"' &&
+	       grep -Eq '$INIT enabled probability:0 hits:1 faults:0\$' $F"
+rmmod $L
+dmesg_mark
+check "a malformed parameter: the module loads all the same" \
+	insmod $LKO 'dynamic_fault="class codetag_test:load bogus"'
+check "... the log names the word" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"dynamic_fault: unknown action 'bogus'\""
+check "... and that nothing was armed" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'dynamic_fault: $L: dynamic_fault=\"class codetag_test:load bogus\": error -22, nothing armed' &&
+	       ! grep -q ' module:$L .* enabled ' $F"
+rmmod $L
+dmesg_mark
+check "a parameter naming a module is refused: it arms the loading module's points only" \
+	sh -c "insmod $LKO 'dynamic_fault=\"module codetag_test_fault enable\"' &&
+	       dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"'module' given for module $L\" &&
+	       ! grep -Eq ' module:($L|codetag_test_fault) .* enabled ' $F"
+rmmod $L
