@@ -73,7 +73,7 @@ micro() {
 	run ${p}up612 ${p}up-off sysctl.vm.mem_profiling=0
 	run ${p}up612 ${p}up-on sysctl.vm.mem_profiling=1
 
-	rows() { grep -v '^done$\|^mem_\|^call\|^time_stats\|^ktime\|^errno_\|^syscall_\|+ctx ' "$B/bench-$p$1.txt"; }
+	rows() { grep -v '^done$\|^mem_\|^slab \|^call\|^time_stats\|^ktime\|^errno_\|^syscall_\|+ctx ' "$B/bench-$p$1.txt"; }
 	col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$p$1.txt"; }
 
 	printf '%-22s %9s %9s %9s %7s %7s  %9s %9s %9s %7s %7s  %8s\n' "allocate+free pair" \
@@ -168,6 +168,32 @@ micro() {
 	memory_line "memory in use beyond the compiled-out kernel, 1 GiB guest after boot and a workload:" \
 		out off on
 	memory_line "  upstream 6.12, against its own compiled-out kernel:" up-out up-off up-on
+
+	# Tags are kept outside the objects: every slab cache but task_struct
+	# (the series' per-task fields) is laid out as without the option.
+	echo
+	awk '$1 == "slab" { k = $2; v = $3 " " $4 " " $5
+		if (FILENAME == ARGV[1]) out[k] = v; else off[k] = v }
+	     END {
+		for (k in off) {
+			n++
+			if (!(k in out)) {
+				m++
+				d = d sprintf("  %s: only with the option (%s)\n", k, off[k])
+			} else if (out[k] != off[k]) {
+				if (k != "task_struct")
+					m++
+				d = d sprintf("  %s: %s without, %s with\n", k, out[k], off[k])
+			}
+		}
+		for (k in out)
+			if (!(k in off)) {
+				m++
+				d = d sprintf("  %s: only without the option (%s)\n", k, out[k])
+			}
+		printf "slab caches laid out otherwise than without the option, task_struct aside: %d of %d\n", m + 0, n
+		printf "%s", d
+	     }' "$B/bench-${p}out.txt" "$B/bench-${p}off.txt"
 }
 
 distro() {

@@ -121,43 +121,6 @@ guest_results() {
 	fi
 }
 
-# "# slab NAME SIZE OBJS ORDER" lines of a guest's results, sorted.
-slab_list() { tr -d '\r' < "$1" | sed -n 's/^# slab //p' | sort; }
-
-# Allocation profiling compiled in, here switched off for good, leaves
-# every slab cache of the guest with the slab_size, objs_per_slab and
-# order it has in the guest built without it ("noalloc"): tags are kept
-# outside the objects. All but task_struct, which holds the series'
-# per-task fields (the site being charged, the context being captured,
-# the fault point pending: 24 bytes, as upstream's current->alloc_tag);
-# its size is a multiple of the cache line, so they cost a line at most.
-slab_layouts() {
-	local never=$B/never-guest.txt diffs with without
-	step "noalloc: kernel builds" kernel-noalloc "$H" kernel noalloc ||
-		return
-	step "noalloc: test modules and boot image build" initramfs-noalloc \
-		"$H" initramfs noalloc || return
-	timed_boot noalloc slabs > "$LOGS/boot-noalloc-slabs.log" 2>&1
-	guest_results noalloc slabs
-	diffs=$(diff <(slab_list "$never" | grep -v '^task_struct ') \
-		     <(slab_list "$B/slabs-noalloc.txt" | grep -v '^task_struct ') |
-		grep '^[<>]')
-	if [ -n "$(slab_list "$never")" ] && [ -z "$diffs" ]; then
-		pass "guest: every slab cache but task_struct is laid out as without allocation profiling ($(slab_list "$never" | wc -l) caches)"
-	else
-		fail "guest: every slab cache but task_struct is laid out as without allocation profiling"
-		echo "$diffs" | head -20 | sed 's/^/#   /'
-	fi
-	with=$(slab_list "$never" | awk '$1 == "task_struct" { print $2 }')
-	without=$(slab_list "$B/slabs-noalloc.txt" | awk '$1 == "task_struct" { print $2 }')
-	if [ -n "$with" ] && [ -n "$without" ] &&
-	   [ "$with" -ge "$without" ] && [ $((with - without)) -le 64 ]; then
-		pass "guest: task_struct grows by one cache line at most ($without to $with bytes)"
-	else
-		fail "guest: task_struct grows by one cache line at most (${without:-?} to ${with:-?} bytes)"
-	fi
-}
-
 # A root filesystem refused at boot: the kernel's messages name the line
 # of the check that refused it. One boot with an option ext4 refuses, one
 # from a disk whose superblock fails its checksum; both end in the panic
@@ -202,11 +165,10 @@ guest_layer() {
 	# A second boot with profiling off: tags never live, then switched on.
 	timed_boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
 	guest_results "$flavor" offboot
-	# A boot with profiling off for good, on the small guest: its slab
-	# caches must be laid out as in the guest built without the option.
-	# For Debian's configuration, "make bench" compares every cache with
-	# the compiled-out kernel it builds anyway, and the small guest's boot
-	# checks the rest (nothing charged, no vectors, the sysctl refuses).
+	# A boot with profiling off for good, on the small guest: nothing
+	# charged, no vectors, the sysctl refuses. That the slab caches are
+	# laid out as without the option, "make bench" shows against the
+	# compiled-out kernels it builds anyway.
 	if [ "$flavor" = guest ]; then
 		timed_boot "$flavor" never > "$LOGS/boot-$flavor-never.log" 2>&1
 		guest_results "$flavor" never
@@ -219,7 +181,6 @@ guest_layer() {
 		guest_results "$flavor" sweep
 	fi
 	if [ "$flavor" = guest ]; then
-		slab_layouts
 		# time_stats against busy waits of known lengths, in a boot
 		# whose time counts instructions, so that no figure depends on
 		# the host.
@@ -625,7 +586,6 @@ tool_layer() {
 # command at a time write a flavour) and report what it did. The distro
 # image is made afresh for each boot, its Debian root filesystem once.
 prebuild() {
-	left_out guest || timed "build noalloc" eval '"$H" kernel noalloc && "$H" initramfs noalloc'
 	left_out distro || timed "build distro" eval '"$H" kernel distro && "$H" rootfs'
 	left_out debug || timed "build debug" eval '"$H" kernel debug && "$H" initramfs debug'
 }

@@ -28,8 +28,7 @@
 #   harness.sh warnings FLAVOR      FLAVOR's warnings, each also in 6.1 alone
 #   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, offboot
 #                                   (tests of a boot with profiling off),
-#                                   never (with it off for good), slabs
-#                                   (list the slab caches' layouts),
+#                                   never (with it off for good),
 #                                   soak (CODETAG_SOAK_SECONDS of stress on
 #                                   a distro flavour, 300 by default),
 #                                   clock (time_stats against busy waits of
@@ -666,7 +665,6 @@ cmd_boot() {
 		append="$append sysctl.vm.mem_profiling=0" ;;
 	never)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
 		append="$append sysctl.vm.mem_profiling=never" ;;
-	slabs)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit} ;;
 	sweep)	# The sweeps provoke KASAN reports on purpose: each one.
 		limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
 		append="$append kasan_multi_shot" ;;

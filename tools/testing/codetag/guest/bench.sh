@@ -41,5 +41,9 @@ fi
 	[ -n "${syscall_err:-}" ] && echo "syscall_fail_ERR $syscall_err"
 	[ -n "${syscall_traced:-}" ] && echo "syscall_fail_ERR_traced $syscall_traced"
 	echo "mem_free_kb $((free_kb + pcp_kb))"
+	# Every slab cache's slab_size, objects per slab and order.
+	for d in /sys/kernel/slab/*; do
+		echo "slab ${d##*/} $(cat $d/slab_size) $(cat $d/objs_per_slab) $(cat $d/order)"
+	done
 	echo done
 } > $RESULTS
