@@ -19,7 +19,7 @@
 #                build/devtree, then write patches/ back from them
 #   make clean   remove build/ (the compiler cache outside it stays)
 #
-# KERNEL=6.12 make shell|patch|series|devtree|export works on the 6.12
+# KERNEL=6.12 make demo|shell|patch|series|devtree|export works on the 6.12
 # series, patches-6.12/, in build/6.12/; make check runs both.
 
 H := tools/testing/codetag

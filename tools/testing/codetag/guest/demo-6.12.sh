@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# What "KERNEL=6.12 make demo" shows inside the 6.12 guest: upstream's
+# allocation profiling, and what the 6.12 series adds to it so far.
+
+D=/sys/kernel/debug
+F=$D/dynamic_faults
+T=$D/codetag_test_fault
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '# %s\n' "$*"; sh -c ". /etc/profile; $*"; }
+
+echo "codetag guest demo"
+
+say "Linux $(uname -r): upstream's allocation profiling, the call sites holding the most memory"
+run "sort -hr /proc/allocinfo | head -5"
+
+say "Fault injection: a module's dynamic_fault() points are listed as it loads"
+insmod /modules/codetag_test_fault.ko
+run "grep module:codetag_test_fault $F"
+say "Arm a class of points to fail once: the module's I/O fails, then works"
+run "echo 'class codetag_test oneshot' > $F"
+run "echo 1 > $T/io || echo 'the I/O failed'"
+run "echo 1 > $T/io && echo 'the I/O worked'"
+run "grep module:codetag_test_fault $F"
+say "A malformed command changes nothing; the kernel log names the bad word"
+run "echo 'class codetag_test frequency' > $F"
+run "grep module:codetag_test_fault $F"
+rmmod codetag_test_fault
+
+say "A module's initialisation, failed by its dynamic_fault= parameter"
+run "insmod /modules/codetag_test_load.ko 'dynamic_fault=\"class codetag_test:load oneshot\"'"
+run "dmesg | grep 'codetag_test_load: dynamic_fault=' | tail -1"
+run "[ -d /sys/module/codetag_test_load ] || echo 'codetag_test_load is not loaded'"
+
+say "Not on 6.12 yet: allocation sites as fault points, alloc_tags.ctx, time_stats, ERR()"
