@@ -586,12 +586,8 @@ cmd_initramfs() {
 	rm -rf "$stage"
 	mkdir -p "$stage"/{bin,modules,tests}
 	cp "$HARNESS/guest/init" "$stage/init"
-	cp "$HARNESS/guest/bench.sh" "$stage/"
-	# What the guest's demo shows is what its kernel's series has.
-	case $KERNEL in
-	6.1)	cp "$HARNESS/guest/demo.sh" "$stage/demo.sh" ;;
-	*)	cp "$HARNESS/guest/demo-$KERNEL.sh" "$stage/demo.sh" ;;
-	esac
+	cp "$HARNESS/guest/demo.sh" "$HARNESS/guest/demo-6.12.sh" \
+		"$HARNESS/guest/bench.sh" "$stage/"
 	cp "$HARNESS"/guest/tests/* "$stage/tests/"
 	cp "$B/modules-$flavor"/*.ko "$stage/modules/"
 	mkdir -p "$stage/usr/bin" "$stage/etc"

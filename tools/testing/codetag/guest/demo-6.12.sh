@@ -3,14 +3,10 @@
 #
 # What "KERNEL=6.12 make demo" shows inside the 6.12 guest: upstream's
 # allocation profiling, and what the 6.12 series adds to it so far.
+# Sourced by demo.sh, whose say() and run() it uses.
 
-D=/sys/kernel/debug
 F=$D/dynamic_faults
 T=$D/codetag_test_fault
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-run() { printf '# %s\n' "$*"; sh -c ". /etc/profile; $*"; }
-
-echo "codetag guest demo"
 
 say "Linux $(uname -r): upstream's allocation profiling, the call sites holding the most memory"
 run "sort -hr /proc/allocinfo | head -5"
