@@ -445,14 +445,14 @@ w1_layer() {
 }
 
 # The small guest on 6.12, booted to run the guest tests that both series
-# pass so far; its files in build/6.12/.
+# pass so far, tools/codetag's on what 6.12 has; its files in build/6.12/.
 guest_612() {
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
 	mkdir -p "$LOGS"
 	step "6.12 guest: kernel builds" kernel-guest "$H" kernel guest || return
 	step "6.12 guest: test modules and boot image build" initramfs-guest \
 		"$H" initramfs guest || return
-	CODETAG_APPEND="codetag.tests=35-fault-points.t" \
+	CODETAG_APPEND="codetag.tests=35-fault-points.t,70-tool.t" \
 		timed_boot guest test > "$LOGS/boot-guest.log" 2>&1
 	guest_results guest
 }
@@ -475,6 +475,15 @@ layers_612() {
 	kerneldoc_layer
 	docs_layer
 	guest_612
+	# One tool for both kernels, so that the tool layer's host tests
+	# cover the 6.12 series' copy too.
+	if diff -r "$B/linux/tools/codetag" "$tree/tools/codetag" \
+		> "$LOGS/tool-6.12.diff" 2>&1; then
+		pass "6.12: tools/codetag is the 6.1 series' tool, file for file"
+	else
+		fail "6.12: tools/codetag is the 6.1 series' tool, file for file"
+		head -20 "$LOGS/tool-6.12.diff" | sed 's/^/#   /'
+	fi
 	step "6.12: make patch: one diff applies to pristine 6.12 and gives the tree built here" \
 		patch-test-6.12 "$H" patch-test
 	step "6.12: patches-6.12/: git am applies the series to 6.12, and its last patch gives the tree built here" \

@@ -565,8 +565,6 @@ guest_userland() {
 # with its own Makefile, as a user builds it to copy to a board or phone.
 build_tool() {
 	local out=$B/tool-$1 cross=
-	# The 6.12 series has no tool of its own yet.
-	[ -d "$SRC/tools/codetag" ] || return 0
 	[ "$(arch_of "$1")" = arm64 ] && cross=aarch64-linux-gnu-
 	rm -rf "$out"
 	mkdir -p "$out"

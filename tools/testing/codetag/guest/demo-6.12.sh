@@ -2,14 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What "KERNEL=6.12 make demo" shows inside the 6.12 guest: upstream's
-# allocation profiling, and what the 6.12 series adds to it so far.
+# allocation profiling read by tools/codetag, and what the 6.12 series
+# adds to it so far.
 # Sourced by demo.sh, whose say() and run() it uses.
 
 F=$D/dynamic_faults
 T=$D/codetag_test_fault
 
-say "Linux $(uname -r): upstream's allocation profiling, the call sites holding the most memory"
-run "sort -hr /proc/allocinfo | head -5"
+say "Linux $(uname -r): upstream's allocation profiling, read by tools/codetag: the call sites holding the most memory"
+run "codetag top -n 5 | head"
+say "A leak found: two readings of /proc/allocinfo, and what grew between them"
+insmod /modules/codetag_test_holder.ko
+insmod /modules/codetag_test_leak.ko
+run "codetag snapshot /tmp/before"
+run "echo 256 > $D/codetag_test_leak"
+run "codetag diff -n 3 /tmp/before"
+# Upstream warns at the unload of a module with live allocations.
+echo 1 > $D/codetag_test_holder
+rmmod codetag_test_leak
+rmmod codetag_test_holder
 
 say "Fault injection: a module's dynamic_fault() points are listed as it loads"
 insmod /modules/codetag_test_fault.ko
