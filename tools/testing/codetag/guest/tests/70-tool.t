@@ -19,10 +19,6 @@ M=/modules
 T=/tmp/codetag-tool
 LEAK_SRC=tools/testing/codetag/modules/codetag_test_leak.c
 mkdir -p $T
-case $(uname -r) in
-6.12*)	K612=1 ;;
-*)	K612= ;;
-esac
 
 # An unloaded module's kept tags go a few seconds after its last
 # allocation is freed; the later tests load codetag_test_leak afresh and
@@ -131,17 +127,15 @@ check "the leak module's sites leave /proc/allocinfo once it is all freed" \
 	leak_tags_released
 
 # ---- faults, fault -------------------------------------------------------
-# The module's six allocation sites in fault_op(), run through "run"; on
-# 6.12, its dynamic_fault("codetag_test:io") point, run through "io".
+# The module's six allocation sites in fault_op(); on 6.12, its I/O's
+# one dynamic_fault() point.
 if [ -z "$K612" ]; then
-	FUNC=fault_op POINTS=6 RUN=run
-	ARM="func fault_op class memory"
+	FUNC=fault_op POINTS=6
 else
-	FUNC=fault_io POINTS=1 RUN=io
-	ARM="class codetag_test:io"
+	FUNC=fault_io POINTS=1
 fi
 insmod $M/codetag_test_fault.ko
-codetag fault "module codetag_test_fault $ARM oneshot" > $T/out 2>&1
+codetag fault "module codetag_test_fault func $FUNC class $FAULT_CLASS oneshot" > $T/out 2>&1
 check "'codetag fault' arms points" grep -q "^codetag: applied: " $T/out
 codetag faults > $T/faults
 sed -n 1,4p $T/faults | sed 's/^/#   /'
@@ -152,7 +146,7 @@ check "... the module's, with -m, armed oneshot" \
 	sh -c "codetag faults -m codetag_test_fault | sed -n 3p | grep -q '^enabled times:1/1 .*module:codetag_test_fault func:$FUNC\$'"
 check "... $POINTS of them, armed" \
 	[ "$(grep -c "^enabled times:1/1 .*module:codetag_test_fault func:$FUNC\$" $T/faults)" = $POINTS ]
-echo 1 > $D/codetag_test_fault/$RUN 2>/dev/null
+echo 1 > $D/codetag_test_fault/$FAULT_OP 2>/dev/null
 check "... and, after a run, the one that failed it with a fault" \
 	sh -c "codetag faults -m codetag_test_fault | grep -q '^disabled *1 *1 .*func:$FUNC\$'"
 codetag fault 'module codetag_test_fault frequency' > $T/out 2> $T/err

@@ -28,21 +28,16 @@ guest)	WRITES=${WRITES:-100000} ;;
 esac
 
 insmod $M/codetag_test_fault.ko
-case $(uname -r) in
-6.12*)
-	K612=1
+if [ "$K612" ]; then
 	CONTROLS=$F
-	CLASS=codetag_test:io OP=io
-	MODULES=codetag_test_fault ;;
-*)
+	MODULES=codetag_test_fault
+else
 	insmod $M/codetag_test_wait.ko
 	insmod $M/codetag_test_type.ko
 	insmod $M/codetag_test_tags.ko
-	K612=
 	CONTROLS="$F $C $S $D/codetag_test/control"
-	CLASS=memory OP=run
-	MODULES="codetag_test_tags codetag_test_type codetag_test_wait codetag_test_fault" ;;
-esac
+	MODULES="codetag_test_tags codetag_test_type codetag_test_wait codetag_test_fault"
+fi
 
 # refused FILE TEXT WORD: writing TEXT (echo -e escapes) to FILE fails
 # with EINVAL, and the kernel log names WORD.
@@ -93,11 +88,11 @@ fi
 # "pid N" is N in the writer's pid namespace; the listing shows the pid
 # in the reader's. Only where the kernel has pid namespaces (distro).
 if [ -e /proc/self/ns/pid ]; then
-	unshare -p -f sh -c "echo 'module codetag_test_fault class $CLASS enable pid 1' > $F; echo \$? > /tmp/armed; ! echo 1 > $T/$OP" 2>/dev/null
+	unshare -p -f sh -c "echo 'module codetag_test_fault class $FAULT_CLASS enable pid 1' > $F; echo \$? > /tmp/armed; ! echo 1 > $T/$FAULT_OP" 2>/dev/null
 	rc=$?
 	check_eq "pid 1 of a new pid namespace names its first process, not init" \
 		"$(cat /tmp/armed) $rc" "0 0"
-	check "and outside it, the operation succeeds" sh -c "echo 1 > $T/$OP"
+	check "and outside it, the operation succeeds" sh -c "echo 1 > $T/$FAULT_OP"
 	echo "module codetag_test_fault disable" > $F
 else
 	echo "# no pid namespaces in this kernel: the pid namespace check needs CONFIG_PID_NS"
@@ -130,5 +125,5 @@ if [ -z "$K612" ]; then
 	echo "module codetag_test_wait enable" > $S
 fi
 check "no fault point is left armed" sh -c "! grep -q ' enabled' $F"
-check "the test module's operation succeeds" sh -c "echo 1 > $T/$OP"
+check "the test module's operation succeeds" sh -c "echo 1 > $T/$FAULT_OP"
 rmmod $MODULES

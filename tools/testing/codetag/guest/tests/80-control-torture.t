@@ -50,16 +50,15 @@ mkdir -p $W
 
 running() { [ "$(date +%s)" -lt $END ]; }
 
-case $(uname -r) in
-6.12*)	K612=1
-	# The fault module's point, the I/O that fails when it fires; the
-	# other module's is the init of codetag_test_load.
-	CLASS=codetag_test:io OP=io OTHER=codetag_test_load
-	LOOPS="modules_loop kept_loop faults_loop profiling_loop readers_loop workload_loop" ;;
-*)	K612=
-	CLASS=memory OP=run OTHER=codetag_test_leak
-	LOOPS="modules_loop kept_loop faults_loop ctx_loop stats_loop profiling_loop readers_loop workload_loop" ;;
-esac
+# The other module with fault points: on 6.12, the init of
+# codetag_test_load; on 6.1, the leak's allocation sites.
+if [ "$K612" ]; then
+	OTHER=codetag_test_load
+	LOOPS="modules_loop kept_loop faults_loop profiling_loop readers_loop workload_loop"
+else
+	OTHER=codetag_test_leak
+	LOOPS="modules_loop kept_loop faults_loop ctx_loop stats_loop profiling_loop readers_loop workload_loop"
+fi
 
 # count NAME: one more of NAME done in the window.
 count() { echo x >> $W/$1; }
@@ -85,7 +84,7 @@ insmod $M/codetag_test_holder.ko
 modules_loop() {
 	while running; do
 		try fault_load insmod $M/codetag_test_fault.ko
-		try fault_run sh -c "echo 1 > $D/codetag_test_fault/$OP"
+		try fault_run sh -c "echo 1 > $D/codetag_test_fault/$FAULT_OP"
 		try fault_unload rmmod codetag_test_fault
 		[ "$K612" ] || continue
 		insmod $M/codetag_test_load.ko \
@@ -121,7 +120,7 @@ faults_loop() {
 		for a in "enable" "oneshot" "times 3" "frequency 2" \
 			 "probability 50" "enable comm torture-none" \
 			 "enable pid $SLEEPER verbose"; do
-			try fault_cmd sh -c "echo 'module codetag_test_fault class $CLASS $a' > $F"
+			try fault_cmd sh -c "echo 'module codetag_test_fault class $FAULT_CLASS $a' > $F"
 			try fault_cmd sh -c "echo 'module codetag_test_fault disable' > $F"
 			try fault_cmd sh -c "echo 'module $OTHER $a' > $F"
 			try fault_cmd sh -c "echo 'module $OTHER disable' > $F"
@@ -130,7 +129,7 @@ faults_loop() {
 			try fault_cmd sh -c "echo 'file fs/*.c class memory enable pid $SLEEPER' > $F"
 			try fault_cmd sh -c "echo 'file fs/*.c disable' > $F"
 		fi
-		try fault_cmd sh -c "echo 'module codetag_test_* class $CLASS oneshot; module codetag_test_* disable' > $F"
+		try fault_cmd sh -c "echo 'module codetag_test_* class $FAULT_CLASS oneshot; module codetag_test_* disable' > $F"
 	done
 }
 ctx_loop() {
@@ -233,11 +232,11 @@ fi
 insmod $M/codetag_test_fault.ko
 ok_runs=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	echo 1 > $D/codetag_test_fault/$OP 2>/dev/null && ok_runs=$((ok_runs + 1))
+	echo 1 > $D/codetag_test_fault/$FAULT_OP 2>/dev/null && ok_runs=$((ok_runs + 1))
 done
 check_eq "after 'disable', no fault fires (10 runs of the fault module)" "$ok_runs" 10
 check "the module's points switch on and off again" \
-	sh -c "echo 'module codetag_test_fault class $CLASS enable pid $SLEEPER' > $F &&
+	sh -c "echo 'module codetag_test_fault class $FAULT_CLASS enable pid $SLEEPER' > $F &&
 	       echo 'module codetag_test_fault disable' > $F"
 [ "$K612" ] ||
 	check "vmlinux points switch on and off again" \
