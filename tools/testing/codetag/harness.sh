@@ -655,9 +655,7 @@ cmd_boot() {
 	local tcg=,thread=single
 	case $mode in
 	test)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
-		# Armed at boot, checked and disarmed by 30-dynamic-fault.t,
-		# on 6.1, where allocation sites are fault points.
-		[ "$KERNEL" = 6.1 ] &&
+		# Armed at boot, checked and disarmed by 30-dynamic-fault.t.
 		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\""
 		;;
 	offboot) limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}

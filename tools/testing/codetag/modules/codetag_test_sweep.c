@@ -20,14 +20,17 @@
  * times itself, at one of two time_stats sites in turn, the way an error
  * path that waits reaches wait sites nothing waited at before: time_stats
  * keeps a site's statistics from its first recording on, which a sweep
- * must not take for a leak, however many runs it takes to see them all.
+ * must not take for a leak, however many runs it takes to see them all
+ * (where time_stats is built: the 6.12 series has no time_stats yet).
  *
  * A sweep lists the allocation sites from the last line up, so that the
  * lock bug is met before the double free: a KASAN report switches lockdep
  * off for the rest of the boot.
  */
 
+#ifdef CONFIG_CODETAG_TIME_STATS
 #include <linux/codetag/time_stats.h>
+#endif
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/rwsem.h>
@@ -66,6 +69,7 @@ static noinline int sweep_op(void)
 	}
 	last = kmalloc(1024, GFP_KERNEL);
 	if (!last) {
+#ifdef CONFIG_CODETAG_TIME_STATS
 		static unsigned int failures;
 		u64 t;
 
@@ -76,6 +80,7 @@ static noinline int sweep_op(void)
 			time_stats_start(t);
 			time_stats_end(t);
 		}
+#endif
 		goto out;
 	}
 	err = 0;

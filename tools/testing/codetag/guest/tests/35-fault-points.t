@@ -57,11 +57,12 @@ check "loaded again, the point is disarmed and counts from zero" \
 check "... and the I/O succeeds" sh -c "echo 1 > $T/io"
 rmmod codetag_test_fault
 
-# Modules load and unload while a writer arms and disarms their point,
-# which matches nothing while no module is loaded, and the states the
-# arming allocates are freed with the module each time.
+# Modules load and unload while a writer arms and disarms their points,
+# its dynamic_fault() point and its allocation sites, which match nothing
+# while no module is loaded, and the states the arming allocates are freed
+# with the module each time.
 state_bytes() {
-	awk '/ func:dynamic_fault_prepare( |$)/ { b += $1 } END { print b + 0 }' /proc/allocinfo
+	awk '/ func:(dynamic|memory)_fault_prepare( |$)/ { b += $1 } END { print b + 0 }' /proc/allocinfo
 }
 before=$(state_bytes)
 (
@@ -70,6 +71,7 @@ before=$(state_bytes)
 	while [ $i -lt 300 ]; do
 		echo "module codetag_test_fault class codetag_test enable times 3" > $F 2>/dev/null &&
 			armed=$((armed + 1))
+		echo "module codetag_test_fault class memory probability 0" > $F 2>/dev/null
 		echo "module codetag_test_fault disable" > $F 2>/dev/null
 		i=$((i + 1))
 	done

@@ -10,8 +10,7 @@
 # small guest and 10000 on the others, whose configurations the same
 # writes meet.
 #
-# The 6.12 series has one control file so far, dynamic_faults, and its
-# test module's fault point is the I/O's dynamic_fault() point: the same
+# The 6.12 series has one control file so far, dynamic_faults: the same
 # checks there, on what it has.
 
 . /tests/lib.sh
@@ -88,11 +87,11 @@ fi
 # "pid N" is N in the writer's pid namespace; the listing shows the pid
 # in the reader's. Only where the kernel has pid namespaces (distro).
 if [ -e /proc/self/ns/pid ]; then
-	unshare -p -f sh -c "echo 'module codetag_test_fault class $FAULT_CLASS enable pid 1' > $F; echo \$? > /tmp/armed; ! echo 1 > $T/$FAULT_OP" 2>/dev/null
+	unshare -p -f sh -c "echo 'module codetag_test_fault class memory enable pid 1' > $F; echo \$? > /tmp/armed; ! echo 1 > $T/run" 2>/dev/null
 	rc=$?
 	check_eq "pid 1 of a new pid namespace names its first process, not init" \
 		"$(cat /tmp/armed) $rc" "0 0"
-	check "and outside it, the operation succeeds" sh -c "echo 1 > $T/$FAULT_OP"
+	check "and outside it, the operation succeeds" sh -c "echo 1 > $T/run"
 	echo "module codetag_test_fault disable" > $F
 else
 	echo "# no pid namespaces in this kernel: the pid namespace check needs CONFIG_PID_NS"
@@ -125,5 +124,5 @@ if [ -z "$K612" ]; then
 	echo "module codetag_test_wait enable" > $S
 fi
 check "no fault point is left armed" sh -c "! grep -q ' enabled' $F"
-check "the test module's operation succeeds" sh -c "echo 1 > $T/$FAULT_OP"
+check "the test module's operation succeeds" sh -c "echo 1 > $T/run"
 rmmod $MODULES

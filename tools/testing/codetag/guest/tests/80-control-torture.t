@@ -23,10 +23,10 @@
 # /sys/kernel/debug/sched/features, too). That is the emulator's fault,
 # not the kernel's; with one thread the two vCPUs still interleave.
 #
-# On 6.12, what its series has: the fault module's dynamic_fault() point
-# instead of its allocation sites, a module whose init is failed by its
-# dynamic_fault= parameter, and the leak freed before its module unloads
-# (upstream warns at the unload of live allocations, and keeps them).
+# On 6.12, what its series has: dynamic_faults alone, a module whose init
+# is failed by its dynamic_fault= parameter, and the leak freed before its
+# module unloads (upstream warns at the unload of live allocations, and
+# keeps them).
 
 . /tests/lib.sh
 D=/sys/kernel/debug
@@ -84,7 +84,7 @@ insmod $M/codetag_test_holder.ko
 modules_loop() {
 	while running; do
 		try fault_load insmod $M/codetag_test_fault.ko
-		try fault_run sh -c "echo 1 > $D/codetag_test_fault/$FAULT_OP"
+		try fault_run sh -c "echo 1 > $D/codetag_test_fault/run"
 		try fault_unload rmmod codetag_test_fault
 		[ "$K612" ] || continue
 		insmod $M/codetag_test_load.ko \
@@ -120,16 +120,14 @@ faults_loop() {
 		for a in "enable" "oneshot" "times 3" "frequency 2" \
 			 "probability 50" "enable comm torture-none" \
 			 "enable pid $SLEEPER verbose"; do
-			try fault_cmd sh -c "echo 'module codetag_test_fault class $FAULT_CLASS $a' > $F"
+			try fault_cmd sh -c "echo 'module codetag_test_fault class memory $a' > $F"
 			try fault_cmd sh -c "echo 'module codetag_test_fault disable' > $F"
 			try fault_cmd sh -c "echo 'module $OTHER $a' > $F"
 			try fault_cmd sh -c "echo 'module $OTHER disable' > $F"
 		done
-		if [ -z "$K612" ]; then
-			try fault_cmd sh -c "echo 'file fs/*.c class memory enable pid $SLEEPER' > $F"
-			try fault_cmd sh -c "echo 'file fs/*.c disable' > $F"
-		fi
-		try fault_cmd sh -c "echo 'module codetag_test_* class $FAULT_CLASS oneshot; module codetag_test_* disable' > $F"
+		try fault_cmd sh -c "echo 'file fs/*.c class memory enable pid $SLEEPER' > $F"
+		try fault_cmd sh -c "echo 'file fs/*.c disable' > $F"
+		try fault_cmd sh -c "echo 'module codetag_test_* class memory oneshot; module codetag_test_* disable' > $F"
 	done
 }
 ctx_loop() {
@@ -202,11 +200,8 @@ else
 		[ "$(cat $W/stats_cmd 2>/dev/null | wc -l)" -gt 0 ]
 fi
 
-# Disable everything. 6.12's vmlinux has no fault point, so that a bare
-# 'disable' matches one there, the fault module is loaded if the loops
-# left it out.
+# Disable everything.
 echo 1 > /proc/sys/vm/mem_profiling
-[ "$K612" ] && insmod $M/codetag_test_fault.ko 2>/dev/null
 check "'disable' disarms every fault point" sh -c "echo disable > $F"
 if [ -z "$K612" ]; then
 	check "'disable' stops every context capture" sh -c "echo disable > $C"
@@ -232,15 +227,14 @@ fi
 insmod $M/codetag_test_fault.ko
 ok_runs=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
-	echo 1 > $D/codetag_test_fault/$FAULT_OP 2>/dev/null && ok_runs=$((ok_runs + 1))
+	echo 1 > $D/codetag_test_fault/run 2>/dev/null && ok_runs=$((ok_runs + 1))
 done
 check_eq "after 'disable', no fault fires (10 runs of the fault module)" "$ok_runs" 10
 check "the module's points switch on and off again" \
-	sh -c "echo 'module codetag_test_fault class $FAULT_CLASS enable pid $SLEEPER' > $F &&
+	sh -c "echo 'module codetag_test_fault class memory enable pid $SLEEPER' > $F &&
 	       echo 'module codetag_test_fault disable' > $F"
-[ "$K612" ] ||
-	check "vmlinux points switch on and off again" \
-		sh -c "echo 'file fs/*.c class memory enable pid $SLEEPER' > $F &&
-		       echo 'file fs/*.c disable' > $F"
+check "vmlinux points switch on and off again" \
+	sh -c "echo 'file fs/*.c class memory enable pid $SLEEPER' > $F &&
+	       echo 'file fs/*.c disable' > $F"
 rmmod codetag_test_fault codetag_test_holder
 kill $SLEEPER

@@ -24,14 +24,42 @@ aarch64) PTE_MODULE=memory ;;
 *) PTE_MODULE=pgtable ;;
 esac
 
-# The 6.12 series has dynamic_fault() points but no fault points at
-# allocation sites yet: there, the fault module's point is its I/O's
-# (class codetag_test:io, run through "io"), on 6.1 its allocation sites
-# (class memory, run through "run"). Tests on both kernels branch on K612.
+# Tests on both kernels branch on K612 where the 6.12 series and
+# upstream's allocation profiling differ from the 6.1 series.
 case $(uname -r) in
-6.12*)	K612=1 FAULT_CLASS=codetag_test:io FAULT_OP=io ;;
-*)	K612= FAULT_CLASS=memory FAULT_OP=run ;;
+6.12*)	K612=1 ;;
+*)	K612= ;;
 esac
+
+# alloc_sites: every allocation call site whose code is loaded, in the
+# order the kernel lists them, as "file:line module:M func:F". On 6.1
+# from alloc_tags (its sites kept for an unloaded module are marked, and
+# left out); on 6.12 from upstream's /proc/allocinfo, which names a
+# module's sites "[module]" and vmlinux's not at all.
+alloc_sites() {
+	if [ "$K612" ]; then
+		awk 'NR > 2 { m = "vmlinux"; f = $4
+			      if ($4 ~ /^\[/) { m = substr($4, 2, length($4) - 2); f = $5 }
+			      print $3, "module:" m, f }' /proc/allocinfo
+	else
+		awk 'NF == 5 { print $3, $4, $5 }' /sys/kernel/debug/alloc_tags
+	fi
+}
+
+# module_calls MODULE: the live allocations of MODULE's sites.
+module_calls() {
+	if [ "$K612" ]; then
+		awk -v m="[$1]" 'NR > 2 && $4 == m { s += $2 } END { print s + 0 }' /proc/allocinfo
+	else
+		grep "module:$1 " /sys/kernel/debug/alloc_tags | awk '{ s += $2 } END { print s + 0 }'
+	fi
+}
+
+# builtin UNIT: the module: of built-in code compiled in UNIT (fs/UNIT.c):
+# the object's base name on 6.1, vmlinux on 6.12.
+builtin() {
+	if [ "$K612" ]; then echo vmlinux; else echo "$1"; fi
+}
 
 report() {
 	echo "$*"

@@ -10,7 +10,9 @@
 # initialisation, swept by loading it for each run. tmpfs goes first: the planted
 # double free's KASAN report switches lockdep off for the rest of the boot.
 # On kernels without KASAN and lockdep, those two paths are not planted
-# (see the module) and must come out clean.
+# (see the module) and must come out clean. On 6.12, which has no
+# alloc_tags.ctx, a finding names no allocating context, and a module
+# unloaded with a leak is kept by upstream, its sites gone.
 
 . /tests/lib.sh
 REPORTS=/tmp/sweep-reports
@@ -70,9 +72,10 @@ check_eq "planted: the second leaks" "$(outcome 2)" leaked
 head_site=$(site 1 | awk '{ print $1 }')
 check "... the first allocation's 64 bytes, once, at $head_site" \
 	grep -q "^  keeps 64B in 1 call: $head_site \[codetag_test_sweep\] func:sweep_op\$" /tmp/sweep-planted
-check "... and alloc_tags.ctx names who allocated them: sweep_op, from a write" \
-	sh -c "sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^      sweep_op+' &&
-	       sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^    comm: sh\$'"
+[ "$K612" ] ||
+	check "... and alloc_tags.ctx names who allocated them: sweep_op, from a write" \
+		sh -c "sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^      sweep_op+' &&
+		       sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^    comm: sh\$'"
 if [ -n "$DEBUG_FLAVOR" ]; then
 	check_eq "planted: the third frees twice: a splat" "$(outcome 3)" splat
 	check "... KASAN's double-free report, quoted" \
@@ -116,12 +119,20 @@ outcome() { sed -n "${1}p" /tmp/sweep-load.rows | cut -d'|' -f1; }
 site() { sed -n "${1}p" /tmp/sweep-load.rows | cut -d'|' -f2 | awk '{ print $1 }'; }
 check_eq "load: the first allocation fails the load cleanly" "$(outcome 1)" clean
 check_eq "load: the second leaks" "$(outcome 2)" leaked
-# Twice: busybox's insmod tries init_module() when finit_module() fails,
-# and each load takes the parameter afresh.
-check "... the first allocation's 96 bytes, once per load attempt, at $(site 1)" \
-	grep -q "^  keeps 192B in 2 calls: $(site 1) \[codetag_test_sweep\] func:codetag_test_sweep_init\$" /tmp/sweep-load
-check "... and the tags the failed load keeps for them, in module_alloc()'s area" \
-	grep -q "^  keeps .* in 2 calls: arch/x86/kernel/module.c:[0-9]* func:module_alloc\$" /tmp/sweep-load
+if [ "$K612" ]; then
+	# Upstream keeps a module that unloads with live allocations, and
+	# drops its sites from /proc/allocinfo: what the leak keeps is the
+	# module's own memory.
+	check "... which shows as the module's memory, which upstream keeps" \
+		grep -q "^  keeps .*: mm/execmem.c:[0-9]* func:__execmem_alloc\$" /tmp/sweep-load
+else
+	# Twice: busybox's insmod tries init_module() when finit_module()
+	# fails, and each load takes the parameter afresh.
+	check "... the first allocation's 96 bytes, once per load attempt, at $(site 1)" \
+		grep -q "^  keeps 192B in 2 calls: $(site 1) \[codetag_test_sweep\] func:codetag_test_sweep_init\$" /tmp/sweep-load
+	check "... and the tags the failed load keeps for them, in module_alloc()'s area" \
+		grep -q "^  keeps .* in 2 calls: arch/x86/kernel/module.c:[0-9]* func:module_alloc\$" /tmp/sweep-load
+fi
 check "... and its reproducer loads the module too" \
 	grep -q '^  reproduce: codetag sweep --load /modules/codetag_test_sweep.ko -m codetag_test_sweep -f ' /tmp/sweep-load
 check "load: the module is unloaded after the sweep" [ ! -d /sys/module/codetag_test_sweep ]
