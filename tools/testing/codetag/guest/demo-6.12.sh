@@ -22,17 +22,27 @@ echo 1 > $D/codetag_test_holder
 rmmod codetag_test_leak
 rmmod codetag_test_holder
 
-say "Fault injection: a module's dynamic_fault() points are listed as it loads"
+say "Fault injection: every allocation site is a fault point, as /proc/allocinfo lists them"
 insmod /modules/codetag_test_fault.ko
-run "grep module:codetag_test_fault $F"
+run "grep 'func:fault_op ' $F"
+say "Fail each allocation of an operation in turn: its error path runs"
+run "echo 'module codetag_test_fault func fault_op class memory oneshot' > $F"
+for i in 1 2 3 4 5 6; do
+	run "echo 1 > $T/run && echo 'run $i: ok'"
+done
+run "grep 'func:fault_op ' $F"
+say "... and nothing the failed runs allocated was left behind"
+run "grep codetag_test_fault /proc/allocinfo"
+say "A module's dynamic_fault() points are fault points too"
+run "grep 'class:codetag_test' $F"
 say "Arm a class of points to fail once: the module's I/O fails, then works"
 run "echo 'class codetag_test oneshot' > $F"
 run "echo 1 > $T/io || echo 'the I/O failed'"
 run "echo 1 > $T/io && echo 'the I/O worked'"
-run "grep module:codetag_test_fault $F"
+run "grep class:codetag_test $F"
 say "A malformed command changes nothing; the kernel log names the bad word"
 run "echo 'class codetag_test frequency' > $F"
-run "grep module:codetag_test_fault $F"
+run "grep class:codetag_test $F"
 rmmod codetag_test_fault
 
 say "A module's initialisation, failed by its dynamic_fault= parameter"
@@ -40,4 +50,4 @@ run "insmod /modules/codetag_test_load.ko 'dynamic_fault=\"class codetag_test:lo
 run "dmesg | grep 'codetag_test_load: dynamic_fault=' | tail -1"
 run "[ -d /sys/module/codetag_test_load ] || echo 'codetag_test_load is not loaded'"
 
-say "Not on 6.12 yet: allocation sites as fault points, alloc_tags.ctx, time_stats, ERR()"
+say "Not on 6.12 yet: alloc_tags.ctx, time_stats, ERR()"
