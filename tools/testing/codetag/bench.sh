@@ -3,8 +3,8 @@
 #
 # "make bench": what the framework costs, measured in one run.
 #
-#   bench.sh [micro|arm64|distro|all]     (all by default; arm64 is the
-#                                         arm64 half of micro)
+#   bench.sh [micro|arm64|6.12|distro|all]  (all by default; arm64 is
+#                                         the arm64 half of micro)
 #
 # Every guest runs under "qemu -icount shift=0,sleep=off" with one vCPU:
 # one guest nanosecond is one instruction, so the figures are instruction
@@ -23,6 +23,13 @@
 # fault. All three with profiling off. Then the same two tables for the
 # arm64 guests (qemu-system-aarch64, "virt", -cpu max).
 #
+# 6.12: what the 6.12 series costs on top of upstream 6.12, on the x86-64
+# guest's configuration: upstream 6.12 built without allocation profiling
+# ("out") and with it, booted off and on, against the 6.12 series' guest
+# kernel, the same configuration with the series' applications compiled
+# in, booted off and on, and off with one memory fault point armed
+# elsewhere ("armed").
+#
 # distro: what users pay, on Debian's own configuration and a real
 # workload: a fixed stress-ng run (guest/workload.sh) on the distro kernel
 # built without profiling ("out", the distro-nopro flavour, which only
@@ -35,8 +42,8 @@ set -euo pipefail
 
 PART=${1:-all}
 case $PART in
-micro|arm64|distro|all) ;;
-*) echo "usage: bench.sh [micro|arm64|distro|all]" >&2; exit 2 ;;
+micro|arm64|6.12|distro|all) ;;
+*) echo "usage: bench.sh [micro|arm64|6.12|distro|all]" >&2; exit 2 ;;
 esac
 
 # boot_run MODE FLAVOR NAME [CMDLINE]: one boot of FLAVOR in MODE (bench
@@ -196,6 +203,62 @@ micro() {
 	     }' "$B/bench-${p}out.txt" "$B/bench-${p}off.txt"
 }
 
+# boot612 NAME [CMDLINE]: one bench boot of the 6.12 series' guest, its
+# results in bench-612-NAME.txt beside the others.
+boot612() {
+	CODETAG_APPEND=${2:-} KERNEL=6.12 quiet "bench-612-$1" "$H" boot guest bench
+	tr -d '\r' < "$B/6.12/bench-guest.txt" > "$B/bench-612-$1.txt"
+	grep -q '^done$' "$B/bench-612-$1.txt" || {
+		echo "bench: the 6.12 $1 bench boot did not finish (log: build/logs/bench-612-$1.log)" >&2
+		exit 1
+	}
+}
+
+micro612() {
+	local flavor
+	for flavor in up612-nopro up612; do
+		quiet "kernel-$flavor" "$H" kernel "$flavor"
+		quiet "initramfs-$flavor" "$H" initramfs "$flavor"
+	done
+	quiet tree-612 env KERNEL=6.12 "$H" tree
+	quiet kernel-612-guest env KERNEL=6.12 "$H" kernel guest
+	quiet initramfs-612-guest env KERNEL=6.12 "$H" initramfs guest
+	run up612-nopro up-out
+	run up612 up-off sysctl.vm.mem_profiling=0
+	run up612 up-on sysctl.vm.mem_profiling=1
+	boot612 off sysctl.vm.mem_profiling=0
+	boot612 on sysctl.vm.mem_profiling=1
+	boot612 armed 'sysctl.vm.mem_profiling=0 dynamic_fault="func alloc_vfsmnt probability 0"'
+
+	col() { awk -v r="$2" '$1 == r { print $2 }' "$B/bench-$1.txt"; }
+	echo
+	echo "Linux 6.12, x86-64 guest, one vCPU under qemu -icount: upstream against"
+	echo "the 6.12 series (its applications compiled in), same configuration"
+	printf '%-22s %9s %9s %9s %9s %7s %9s %7s %9s %8s
+' "allocate+free pair" \
+		"up out" "up off" "ours off" "armed" "off" "up on" "on" "ours on" "on"
+	printf '%-22s %9s %9s %9s %9s %7s %9s %7s %9s %8s
+' "(instructions)" \
+		"" "" "" "" "/up" "" "/up out" "" "/up on"
+	grep -v '^done$\|^mem_\|^slab \|^call\|^time_stats\|^ktime\|^errno_\|^syscall_\|+ctx ' \
+		"$B/bench-up-out.txt" | while read -r row out; do
+		awk -v r="$row" -v o="$out" -v uf="$(col up-off "$row")" \
+		    -v of="$(col 612-off "$row")" -v a="$(col 612-armed "$row")" \
+		    -v un="$(col up-on "$row")" -v on="$(col 612-on "$row")" 'BEGIN {
+			printf "%-22s %9s %9s %9s %9s %+6.2f%% %9s %+6.1f%% %9s %+7.2f%%\n",
+				r, o, uf, of, a, (of / uf - 1) * 100, un, (un / o - 1) * 100,
+				on, (on / un - 1) * 100 }'
+	done
+	echo "targets: the series compiled in costs under 1% on top of upstream's own figures (off/up, on/up on)"
+	memory_612() {
+		awk '$1 == "mem_free_kb" { f[FILENAME] = $2 }
+		     END { printf "memory in use beyond upstream 6.12, 1 GiB guest after boot and a workload: off %d kB, on %d kB\n",
+				f[ARGV[1]] - f[ARGV[2]], f[ARGV[3]] - f[ARGV[4]] }' \
+			"$B/bench-up-off.txt" "$B/bench-612-off.txt" "$B/bench-up-on.txt" "$B/bench-612-on.txt"
+	}
+	memory_612
+}
+
 distro() {
 	local flavor name
 	for flavor in distro-nopro distro; do
@@ -227,6 +290,7 @@ quiet tree "$H" tree
 case $PART in
 micro)	micro; micro arm64- ;;
 arm64)	micro arm64- ;;
+6.12)	micro612 ;;
 distro)	distro ;;
-all)	micro; micro arm64-; distro ;;
+all)	micro; micro arm64-; micro612; distro ;;
 esac
