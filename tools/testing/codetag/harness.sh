@@ -638,6 +638,10 @@ cmd_boot() {
 	*)	append="console=ttyS0 panic=-1 no_timer_check" ;;
 	esac
 	append="$append codetag.mode=$mode codetag.flavor=$flavor"
+	# A log that holds a whole boot: the tests find a command's messages
+	# after the number of lines dmesg had before it (dmesg_mark), which a
+	# full ring buffer, dropping its oldest lines, would defeat.
+	append="$append log_buf_len=4M"
 	append="$append ${CODETAG_APPEND:-}"
 	local cpus=2 mem=1G extra=() disk=() tlimit=1500
 	# KASAN and lockdep make a boot of the tests take about 20 minutes
@@ -696,9 +700,8 @@ cmd_boot() {
 		# two NUMA nodes of one CPU each (one socket per node).
 		mem=2G
 		append="$append root=/dev/vda rw rootfstype=ext4 init=/codetag-init"
-		# Each initcall's return, for 05-boot.t, in a log that keeps
-		# them all.
-		[ "$mode" = test ] && append="$append initcall_debug log_buf_len=4M"
+		# Each initcall's return, for 05-boot.t.
+		[ "$mode" = test ] && append="$append initcall_debug"
 		disk=(-drive "file=$(disk_image "$flavor" disk),format=raw,if=virtio"
 		      -drive "file=$(disk_image "$flavor" swap),format=raw,if=virtio"
 		      -object memory-backend-ram,id=m0,size=1G

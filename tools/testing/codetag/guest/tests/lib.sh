@@ -170,7 +170,8 @@ fail_site_once() {
 	return $_ok
 }
 
-# A message logged since mark (dmesg line count taken by dmesg_mark).
+# A message logged since mark (dmesg line count taken by dmesg_mark): the
+# harness boots with a log that does not fill (log_buf_len=4M).
 dmesg_mark() { DMESG_MARK=$(dmesg | wc -l); }
 dmesg_since() { dmesg | tail -n +$((DMESG_MARK + 1)); }
 
