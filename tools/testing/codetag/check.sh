@@ -445,8 +445,8 @@ w1_layer() {
 }
 
 # The small guest on 6.12, booted to run the guest tests that both series
-# pass so far (fault injection, the tool, the control file fuzz and
-# torture, on what 6.12 has), then codetag sweep in a boot of its own;
+# pass so far (fault injection, latency statistics, the tool, the
+# control file fuzz and torture, on what 6.12 has), then codetag sweep in a boot of its own;
 # its files in build/6.12/.
 guest_612() {
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
@@ -454,7 +454,7 @@ guest_612() {
 	step "6.12 guest: kernel builds" kernel-guest "$H" kernel guest || return
 	step "6.12 guest: test modules and boot image build" initramfs-guest \
 		"$H" initramfs guest || return
-	CODETAG_APPEND="codetag.tests=30-dynamic-fault.t,35-fault-points.t,70-tool.t,75-control-fuzz.t,80-control-torture.t" \
+	CODETAG_APPEND="codetag.tests=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,70-tool.t,75-control-fuzz.t,80-control-torture.t" \
 		timed_boot guest test > "$LOGS/boot-guest.log" 2>&1
 	guest_results guest
 	timed_boot guest sweep > "$LOGS/boot-guest-sweep.log" 2>&1

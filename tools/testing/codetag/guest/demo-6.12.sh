@@ -50,4 +50,12 @@ run "insmod /modules/codetag_test_load.ko 'dynamic_fault=\"class codetag_test:lo
 run "dmesg | grep 'codetag_test_load: dynamic_fault=' | tail -1"
 run "[ -d /sys/module/codetag_test_load ] || echo 'codetag_test_load is not loaded'"
 
-say "Not on 6.12 yet: alloc_tags.ctx, time_stats, ERR()"
+say "Latency statistics: how long each wait takes, per call site"
+insmod /modules/codetag_test_wait.ko
+run "echo 20 > $D/codetag_test_wait"
+run "grep -A8 'func:wait_10ms' $D/time_stats"
+run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
+run "codetag latency -n 3"
+rmmod codetag_test_wait
+
+say "Not on 6.12 yet: alloc_tags.ctx, ERR()"

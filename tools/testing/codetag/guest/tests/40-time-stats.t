@@ -3,7 +3,8 @@
 #
 # Latency statistics seen from a shell: the file and its format, a wait of
 # known length (10 ms) with quantiles near it, real kernel wait sites of
-# the busybox workload, reset, enable and disable.
+# the busybox workload, reset, enable and disable. The same on 6.12, where
+# built-in code is module:vmlinux.
 
 . /tests/lib.sh
 D=/sys/kernel/debug
@@ -33,12 +34,12 @@ check "every site block parses: header, count, rate, frequency, avg, min, max, s
 	     }
 	     END { exit bad }' $S
 echo "# sites that have recorded: $(grep -c ' module:' $S)"
-pipe=$(site_block '^fs/pipe.c:[0-9]+ module:pipe func:pipe_read')
+pipe=$(site_block "^fs/pipe.c:[0-9]+ module:$(builtin pipe) func:pipe_read")
 echo "$pipe" | sed 's/^/#   /'
 check "pipe reads are timed at fs/pipe.c, func pipe_read" [ -n "$pipe" ]
 check "... with a count and a max no shorter than the mean" \
 	[ "$(field "$pipe" count)" -gt 0 -a "$(to_ns "$(field "$pipe" 'max duration')")" -ge "$(to_ns "$(field "$pipe" 'avg duration')")" ]
-wait4=$(site_block '^kernel/exit.c:[0-9]+ module:exit func:do_wait')
+wait4=$(site_block "^kernel/exit.c:[0-9]+ module:$(builtin exit) func:do_wait")
 echo "$wait4" | sed 's/^/#   /'
 check "wait4 is timed at kernel/exit.c, func do_wait" [ "$(field "$wait4" count)" -gt 0 ]
 # sleep 0.01 in a child: the parent's wait4 lasts at least 10 ms.

@@ -10,8 +10,8 @@
 # small guest and 10000 on the others, whose configurations the same
 # writes meet.
 #
-# The 6.12 series has one control file so far, dynamic_faults: the same
-# checks there, on what it has.
+# The 6.12 series has two control files so far, dynamic_faults and
+# time_stats: the same checks there, on what it has.
 
 . /tests/lib.sh
 D=/sys/kernel/debug
@@ -27,11 +27,11 @@ guest)	WRITES=${WRITES:-100000} ;;
 esac
 
 insmod $M/codetag_test_fault.ko
+insmod $M/codetag_test_wait.ko
 if [ "$K612" ]; then
-	CONTROLS=$F
-	MODULES=codetag_test_fault
+	CONTROLS="$F $S"
+	MODULES="codetag_test_wait codetag_test_fault"
 else
-	insmod $M/codetag_test_wait.ko
 	insmod $M/codetag_test_type.ko
 	insmod $M/codetag_test_tags.ko
 	CONTROLS="$F $C $S $D/codetag_test/control"
@@ -103,7 +103,8 @@ level=$(cut -f1 /proc/sys/kernel/printk)
 dmesg -n 1
 seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 if [ "$K612" ]; then
-	set -- $F "module codetag_test_fault "
+	set -- $F "module codetag_test_fault " \
+	       $S "module codetag_test_wait "
 else
 	set -- $F "module codetag_test_fault " \
 	       $C "module codetag_test_fault " \
@@ -119,10 +120,8 @@ check "$WRITES generated writes: each taken whole, or refused with E2BIG, EINVAL
 
 # Whatever the writes armed, switched on or captured goes.
 echo "module codetag_test_fault disable" > $F
-if [ -z "$K612" ]; then
-	echo "module codetag_test_fault disable" > $C
-	echo "module codetag_test_wait enable" > $S
-fi
+echo "module codetag_test_wait enable" > $S
+[ "$K612" ] || echo "module codetag_test_fault disable" > $C
 check "no fault point is left armed" sh -c "! grep -q ' enabled' $F"
 check "the test module's operation succeeds" sh -c "echo 1 > $T/run"
 rmmod $MODULES

@@ -23,9 +23,9 @@
 # /sys/kernel/debug/sched/features, too). That is the emulator's fault,
 # not the kernel's; with one thread the two vCPUs still interleave.
 #
-# On 6.12, what its series has: dynamic_faults alone, a module whose init
-# is failed by its dynamic_fault= parameter, and the leak freed before its
-# module unloads (upstream warns at the unload of live allocations, and
+# On 6.12, what its series has: dynamic_faults and time_stats, a module
+# whose init is failed by its dynamic_fault= parameter, and the leak freed
+# before its module unloads (upstream warns at the unload of live allocations, and
 # keeps them).
 
 . /tests/lib.sh
@@ -54,7 +54,7 @@ running() { [ "$(date +%s)" -lt $END ]; }
 # codetag_test_load; on 6.1, the leak's allocation sites.
 if [ "$K612" ]; then
 	OTHER=codetag_test_load
-	LOOPS="modules_loop kept_loop faults_loop profiling_loop readers_loop workload_loop"
+	LOOPS="modules_loop kept_loop faults_loop stats_loop profiling_loop readers_loop workload_loop"
 else
 	OTHER=codetag_test_leak
 	LOOPS="modules_loop kept_loop faults_loop ctx_loop stats_loop profiling_loop readers_loop workload_loop"
@@ -101,12 +101,12 @@ kept_loop() {
 		if [ "$K612" ]; then
 			try held_free sh -c "echo 1 > $D/codetag_test_holder"
 			try leak_unload rmmod codetag_test_leak
-			continue
+		else
+			try leak_unload rmmod codetag_test_leak
+			try held_free sh -c "echo 1 > $D/codetag_test_holder"
+			insmod $M/codetag_test_tags.ko fail_init=1 2>/dev/null
+			count failed_init
 		fi
-		try leak_unload rmmod codetag_test_leak
-		try held_free sh -c "echo 1 > $D/codetag_test_holder"
-		insmod $M/codetag_test_tags.ko fail_init=1 2>/dev/null
-		count failed_init
 		try wait_load insmod $M/codetag_test_wait.ko
 		try wait_run sh -c "echo 1 > $D/codetag_test_wait"
 		try wait_unload rmmod codetag_test_wait
@@ -190,8 +190,9 @@ done
 check "modules loaded and unloaded under commands (fault module $(cat $W/fault_unload 2>/dev/null | wc -l) times)" \
 	[ "$(cat $W/fault_unload 2>/dev/null | wc -l)" -gt 0 ]
 if [ "$K612" ]; then
-	check "fault commands were applied ($(cat $W/fault_cmd 2>/dev/null | wc -l)), module parameters failed inits ($(cat $W/param_failed_init 2>/dev/null | wc -l))" \
+	check "fault and time_stats commands were applied ($(cat $W/fault_cmd $W/stats_cmd 2>/dev/null | wc -l)), module parameters failed inits ($(cat $W/param_failed_init 2>/dev/null | wc -l))" \
 		[ "$(cat $W/fault_cmd 2>/dev/null | wc -l)" -gt 0 ] &&
+		[ "$(cat $W/stats_cmd 2>/dev/null | wc -l)" -gt 0 ] &&
 		[ "$(cat $W/param_failed_init 2>/dev/null | wc -l)" -gt 0 ]
 else
 	check "fault, ctx and time_stats commands were applied ($(cat $W/fault_cmd $W/ctx_cmd $W/stats_cmd 2>/dev/null | wc -l))" \
@@ -203,10 +204,8 @@ fi
 # Disable everything.
 echo 1 > /proc/sys/vm/mem_profiling
 check "'disable' disarms every fault point" sh -c "echo disable > $F"
-if [ -z "$K612" ]; then
-	check "'disable' stops every context capture" sh -c "echo disable > $C"
-	check "'enable' switches every latency site back on" sh -c "echo enable > $S"
-fi
+[ "$K612" ] || check "'disable' stops every context capture" sh -c "echo disable > $C"
+check "'enable' switches every latency site back on" sh -c "echo enable > $S"
 echo 1 > $D/codetag_test_holder
 rmmod codetag_test_fault codetag_test_leak codetag_test_wait codetag_test_load 2>/dev/null
 check "no fault point is left armed" sh -c "! grep -q ' enabled' $F"
@@ -237,4 +236,14 @@ check "vmlinux points switch on and off again" \
 	sh -c "echo 'file fs/*.c class memory enable pid $SLEEPER' > $F &&
 	       echo 'file fs/*.c disable' > $F"
 rmmod codetag_test_fault codetag_test_holder
+
+# The latency sites' static branch agrees with them: after the writers'
+# last 'enable', a wait of the wait module is recorded. Two writers
+# whose updates of the branch land in the other order than their
+# commands leave it off with every site on.
+insmod $M/codetag_test_wait.ko
+echo 1 > $D/codetag_test_wait
+check_eq "after 'enable', a wait is recorded at its line" \
+	"$(field "$(site_block 'module:codetag_test_wait func:wait_10ms$')" count)" 1
+rmmod codetag_test_wait
 kill $SLEEPER
