@@ -107,3 +107,14 @@ check "'module codetag_test_wait bogus' is refused" \
 check "... naming the word" sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"time_stats: unknown action 'bogus'\""
 check "the module unloads, its sites with it" \
 	sh -c "rmmod codetag_test_wait && ! grep -q module:codetag_test_wait $S"
+
+# A module loaded while every site is disabled brings its own sites, which
+# start enabled: its waits are recorded, so the static branch that every
+# site tests goes on with them.
+echo disable > $S
+insmod $M/codetag_test_wait.ko
+echo 3 > $D/codetag_test_wait
+check_eq "a module loaded while every site is disabled records its waits" \
+	"$(field "$(site_block 'module:codetag_test_wait func:wait_10ms$')" count)" 3
+rmmod codetag_test_wait
+echo enable > $S
