@@ -21,12 +21,15 @@
 
 /*
  * The module also builds against upstream Linux (make bench's 6.12
- * columns), which has the allocation rows only.
+ * columns), which has the allocation rows only, and against the 6.12
+ * series, which has the allocation and time_stats rows.
  */
 #ifdef CONFIG_CODETAG
 #include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/codetag/errcode.h>
+#endif
+#ifdef CONFIG_CODETAG_TIME_STATS
 #include <linux/codetag/time_stats.h>
 #endif
 #include <linux/debugfs.h>
@@ -136,6 +139,41 @@ static noinline __bench_fn void bench_vmalloc(void)
 	report("vmalloc-16k", best);
 }
 
+/* Where the calls' results go, so that the calls cannot be dropped. */
+static int bench_sink __maybe_unused;
+
+/*
+ * A row of calls: @loops evaluations of @call, an int expression of the
+ * loop counter i, in a function of its own. Rows written one after the
+ * other in one function would not be laid out alike: GCC moves all but
+ * the first to the function's cold part, where each loop iteration takes
+ * an instruction more.
+ */
+#define DEFINE_BENCH_CALLS(fn, call)					\
+static noinline __bench_fn void fn(u64 *ns)				\
+{									\
+	u64 t0 = ktime_get_ns();					\
+	unsigned int i;							\
+									\
+	for (i = 0; i < loops; i++)					\
+		WRITE_ONCE(bench_sink, (call));				\
+	*ns = ktime_get_ns() - t0;					\
+}
+
+/* Report the best of three runs of the row function @fn. */
+#define BENCH_CALLS(name, fn) do {					\
+	u64 best = U64_MAX, ns;						\
+	int run;							\
+									\
+	for (run = 0; run < 3; run++) {					\
+		preempt_disable();					\
+		fn(&ns);						\
+		best = min(best, ns);					\
+		preempt_enable();					\
+	}								\
+	report(name, best);						\
+} while (0)
+
 #ifdef CONFIG_CODETAG
 /*
  * The cost of a disarmed fault point: the same function with and without
@@ -178,41 +216,6 @@ static noinline __bench_fn int bench_leaf_point(unsigned int i)
 		return -EIO;
 	return i;
 }
-
-/* Where the calls' results go, so that the calls cannot be dropped. */
-static int bench_sink;
-
-/*
- * A row of calls: @loops evaluations of @call, an int expression of the
- * loop counter i, in a function of its own. Rows written one after the
- * other in one function would not be laid out alike: GCC moves all but
- * the first to the function's cold part, where each loop iteration takes
- * an instruction more.
- */
-#define DEFINE_BENCH_CALLS(fn, call)					\
-static noinline __bench_fn void fn(u64 *ns)				\
-{									\
-	u64 t0 = ktime_get_ns();					\
-	unsigned int i;							\
-									\
-	for (i = 0; i < loops; i++)					\
-		WRITE_ONCE(bench_sink, (call));				\
-	*ns = ktime_get_ns() - t0;					\
-}
-
-/* Report the best of three runs of the row function @fn. */
-#define BENCH_CALLS(name, fn) do {					\
-	u64 best = U64_MAX, ns;						\
-	int run;							\
-									\
-	for (run = 0; run < 3; run++) {					\
-		preempt_disable();					\
-		fn(&ns);						\
-		best = min(best, ns);					\
-		preempt_enable();					\
-	}								\
-	report(name, best);						\
-} while (0)
 
 DEFINE_BENCH_CALLS(row_call, bench_call(i))
 DEFINE_BENCH_CALLS(row_call_point, bench_call_point(i))
