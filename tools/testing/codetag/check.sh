@@ -348,13 +348,20 @@ errcode_check_layer() {
 		echo "#   want: $(echo $want)"
 		echo "#   got:  $(echo $got)"
 	fi
-	out=$(cd "$B/linux" && python3 "$dir/errcode-check.py" . 2>&1)
+	errcode_check_tree "$B/linux" ""
+}
+
+# errcode_check_tree TREE LABEL: no ERR() code of TREE reaches a
+# comparison with a plain errno.
+errcode_check_tree() {
+	local dir=$HARNESS/errcode-check out rc
+	out=$(cd "$1" && python3 "$dir/errcode-check.py" . 2>&1)
 	rc=$?
 	echo "$out" | grep '^# [0-9]' | sed 's/^/#   /'
 	if [ $rc -eq 0 ]; then
-		pass "errcode-check: no ERR() code reaches a comparison with a plain errno"
+		pass "${2}errcode-check: no ERR() code reaches a comparison with a plain errno"
 	else
-		fail "errcode-check: no ERR() code reaches a comparison with a plain errno"
+		fail "${2}errcode-check: no ERR() code reaches a comparison with a plain errno"
 		echo "$out" | grep -v '^# [0-9r]' | head -20 | sed 's/^/#   /'
 	fi
 }
@@ -445,8 +452,8 @@ w1_layer() {
 }
 
 # The small guest on 6.12, booted to run the guest tests that both series
-# pass so far (fault injection, latency statistics, the tool, the
-# control file fuzz and torture, on what 6.12 has), then codetag sweep in a boot of its own;
+# pass so far (fault injection, latency statistics, error codes, the
+# tool, the control file fuzz and torture, on what 6.12 has), then codetag sweep in a boot of its own;
 # its files in build/6.12/.
 guest_612() {
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
@@ -454,7 +461,7 @@ guest_612() {
 	step "6.12 guest: kernel builds" kernel-guest "$H" kernel guest || return
 	step "6.12 guest: test modules and boot image build" initramfs-guest \
 		"$H" initramfs guest || return
-	CODETAG_APPEND="codetag.tests=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,70-tool.t,75-control-fuzz.t,80-control-torture.t" \
+	CODETAG_APPEND="codetag.tests=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,70-tool.t,75-control-fuzz.t,80-control-torture.t" \
 		timed_boot guest test > "$LOGS/boot-guest.log" 2>&1
 	guest_results guest
 	timed_boot guest sweep > "$LOGS/boot-guest-sweep.log" 2>&1
@@ -462,8 +469,8 @@ guest_612() {
 }
 
 # The 6.12 series: its tree, its KUnit suites under UML, W=1 on its
-# files, the static checks, its small guest, and make patch and git am,
-# as for the 6.1 series.
+# files, the static checks (errcode-check on its tree among them), its
+# small guest, and make patch and git am, as for the 6.1 series.
 layers_612() {
 	local -x KERNEL=6.12
 	local tree=$B/6.12/linux
@@ -478,6 +485,7 @@ layers_612() {
 	checkpatch_layer
 	kerneldoc_layer
 	docs_layer
+	skipped errcode-check || errcode_check_tree "$tree" "6.12: "
 	guest_612
 	# One tool for both kernels, so that the tool layer's host tests
 	# cover the 6.12 series' copy too.

@@ -9,7 +9,8 @@ tree, every place where what a converted function returned is compared with
 sites make.
 
 1. The seeds: functions that make ERR() codes (an ERR() of their own, or
-   invalf() and the other helpers of <linux/fs_context.h> built on it).
+   invalf() and the other helpers of <linux/fs_context.h>, where that
+   header builds them on it).
 2. Round by round, the functions that may return what a known one
    returned: "return f(...)", "return ERR_PTR(f(...))", a variable set
    from f(...) and returned; the fields of operation tables that hold a
@@ -45,6 +46,7 @@ JOBS = int(os.environ.get('JOBS', '2'))
 # Codes a seed may make under another name: ext4's EFSBADCRC is EBADMSG.
 ALIASES = {'EFSBADCRC': 'EBADMSG', 'EFSCORRUPTED': 'EUCLEAN'}
 SEED_RE = re.compile(r'\bERR\((E[A-Z0-9]+)\)|\b(invalfc?|inval_plog|fs_param_bad_value)\(')
+ERR_ONLY_RE = re.compile(r'\bERR\((E[A-Z0-9]+)\)')
 NOT_NAMES = {'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined',
              '__attribute__', '__printf', '__releases', '__acquires',
              '__must_hold', '__no_sanitize_address', 'typeof', '__aligned'}
@@ -162,15 +164,30 @@ def spatch(tree, text, path):
     return lines
 
 
+def seed_re(tree):
+    """What makes ERR() codes in TREE: ERR() itself, and the helpers of
+    <linux/fs_context.h> where that header builds them on it (a tree
+    without the header, such as the fixture, is taken to)."""
+    try:
+        with open(os.path.join(tree, 'include/linux/fs_context.h')) as f:
+            header = f.read()
+    except OSError:
+        return SEED_RE
+    if re.search(r'#define\s+invalf\(.*ERR\(', header):
+        return SEED_RE
+    return ERR_ONLY_RE
+
+
 def main():
     tree = sys.argv[1]
     seeds, classes, sites = set(), set(), 0
     scope.append('')
-    seed_files = grep_c_files(tree, ['-E', SEED_RE.pattern])
+    seeds_re = seed_re(tree)
+    seed_files = grep_c_files(tree, ['-E', seeds_re.pattern])
     scope[:] = CORE + sorted({os.path.dirname(f) + '/' for f in seed_files})
     for path in seed_files:
         for name, first, body in functions(tree, path):
-            for m in SEED_RE.finditer(body):
+            for m in seeds_re.finditer(body):
                 seeds.add(name)
                 sites += 1
                 cls = m.group(1) or 'EINVAL'

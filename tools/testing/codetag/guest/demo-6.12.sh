@@ -58,4 +58,10 @@ run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
 run "codetag latency -n 3"
 rmmod codetag_test_wait
 
-say "Not on 6.12 yet: alloc_tags.ctx, ERR()"
+say "Error codes that remember where they were born"
+mkdir -p /tmp/mnt
+run "mount -t tmpfs -o size=12x none /tmp/mnt"
+run "grep func:shmem_parse_one $D/error_codes | sort -t: -k7 -n | tail -2"
+run "codetag errors --trace -- mount -t tmpfs -o size=12x none /tmp/mnt"
+
+say "Not on 6.12 yet: alloc_tags.ctx"

@@ -6,9 +6,9 @@
 # leaks, and the views of the other applications' files, on sites this
 # script makes them record (the earlier tests' modules are unloaded).
 #
-# The 6.12 series has the tool, upstream's /proc/allocinfo, fault points
-# and time_stats, but no ERR() codes yet: there, the tool is tried on what
-# is, and its errors view says what is missing. And upstream 6.12 lists no site of an
+# The 6.12 series has the tool, upstream's /proc/allocinfo, fault points,
+# time_stats and ERR() codes, but no allocation contexts yet: there, the
+# tool is tried on what is. And upstream 6.12 lists no site of an
 # unloaded module: a module unloaded with live allocations draws a
 # warning and keeps its memory for good, so the leaks are freed first.
 
@@ -169,26 +169,16 @@ check "latency lists sites by their 15/16 quantile, largest first" \
 	     END { exit bad || n < 2 }' $T/latency
 rmmod codetag_test_wait
 
-# ---- errors: what 6.12 does not have yet -----------------------------------
-if [ "$K612" ]; then
-	codetag errors > $T/out 2> $T/err
-	rc=$?
-	sed 's/^/#   /' $T/err
-	check "errors fails, naming ERR() codes' option" \
-		sh -c "[ $rc -eq 1 ] && grep -q 'CONFIG_CODETAG_ERRCODE' $T/err"
-	JSON_COMMANDS="faults latency"
-else
-	JSON_COMMANDS="faults latency errors"
-
-	mkdir -p $T/mnt
-	mount -t tmpfs -o size=12x none $T/mnt 2>/dev/null
-	codetag errors -c EINVAL > $T/errors
-	sed -n 1,5p $T/errors | sed 's/^/#   /'
-	check "errors lists tmpfs' refused mount option, as an EINVAL" \
-		grep -q '^ *[1-9][0-9]* -EINVAL .* mm/shmem.c:[0-9]* module:shmem func:shmem_parse_one$' $T/errors
-	check "... sites by the times they returned, most first" \
-		awk 'NR > 2 { if (NR > 3 && $1 > last) bad = 1; last = $1 } END { exit bad }' $T/errors
-fi
+# ---- errors ----------------------------------------------------------------
+JSON_COMMANDS="faults latency errors"
+mkdir -p $T/mnt
+mount -t tmpfs -o size=12x none $T/mnt 2>/dev/null
+codetag errors -c EINVAL > $T/errors
+sed -n 1,5p $T/errors | sed 's/^/#   /'
+check "errors lists tmpfs' refused mount option, as an EINVAL" \
+	grep -q "^ *[1-9][0-9]* -EINVAL .* mm/shmem.c:[0-9]* module:$(builtin shmem) func:shmem_parse_one\$" $T/errors
+check "... sites by the times they returned, most first" \
+	awk 'NR > 2 { if (NR > 3 && $1 > last) bad = 1; last = $1 } END { exit bad }' $T/errors
 
 # ---- --json, and nothing changed ------------------------------------------
 for c in "top -n 3" "diff $T/before $T/after" "leaks $T/watch.csv" \
