@@ -62,6 +62,6 @@ say "Error codes that remember where they were born"
 mkdir -p /tmp/mnt
 run "mount -t tmpfs -o size=12x none /tmp/mnt"
 run "grep func:shmem_parse_one $D/error_codes | sort -t: -k7 -n | tail -2"
-run "codetag errors --trace -- mount -t tmpfs -o size=12x none /tmp/mnt"
+run "codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/mnt"
 
 say "Not on 6.12 yet: alloc_tags.ctx"

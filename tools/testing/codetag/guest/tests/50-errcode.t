@@ -4,9 +4,8 @@
 # Unique error codes seen from a shell: a module's -ERR(EINVAL) reaches
 # userspace as EINVAL exactly and the kernel log as "-EINVAL at
 # file:line"; error_codes lists the sites; a code outlives its module
-# with a sane name; a real converted path (tmpfs mount options). On 6.12,
-# whose series has converted tmpfs but not yet the VFS's and the generic
-# parser's refusals, the system call trace is tried on tmpfs' own.
+# with a sane name; real converted paths (tmpfs mount options, and the
+# VFS's and the generic parser's refusals).
 
 . /tests/lib.sh
 D=/sys/kernel/debug
@@ -72,49 +71,39 @@ check "mount(2) of that sets errno to 22 (EINVAL), not to the unique code" [ $rc
 check "error_codes counts that call too: the site returned twice" \
 	grep -Eq "^mm/shmem.c:[0-9]+ module:$SHMEM func:shmem_parse_one class:-EINVAL code:-[0-9]+ returned:2\$" $E
 
-if [ -z "$K612" ]; then
-	# Options the VFS and the generic parser refuse, for every filesystem of
-	# the new mount API: the log names the check, error_codes counts it.
-	refused() {	# OPTION: the log line of its refusal since the mark
-		dmesg | tail -n +$((DMESG_MARK + 1)) | grep "option '$1' refused"
-	}
-	dmesg_mark
-	mount -t tmpfs -o bogus_option none /tmp/errcode-mnt 2>/dev/null
-	msg=$(refused bogus_option)
-	echo "# $msg"
-	check "an unknown option: 'tmpfs: option ... refused: error -EINVAL at fs/fs_context.c:N'" \
-		sh -c "echo \"$msg\" | grep -Eq \"tmpfs: option 'bogus_option' refused: error -EINVAL at fs/fs_context.c:[0-9]+\\\$\""
-	site=$(echo "$msg" | grep -oE 'fs/fs_context.c:[0-9]+')
-	check "error_codes counts that site (${site:-none})" \
-		grep -Eq "^$site module:[a-z0-9_]+ func:__vfs_parse_fs_param class:-EINVAL code:-[0-9]+ returned:[1-9]" $E
-	dmesg_mark
-	mount -t tmpfs -o mode=9z none /tmp/errcode-mnt 2>/dev/null
-	msg=$(refused mode)
-	echo "# $msg"
-	check "a value the generic parser refuses: '... error -EINVAL at fs/fs_parser.c:N'" \
-		sh -c "echo \"$msg\" | grep -Eq \"tmpfs: option 'mode' refused: error -EINVAL at fs/fs_parser.c:[0-9]+\\\$\""
-	pline=$(echo "$msg" | grep -oE 'fs/fs_parser.c:[0-9]+')
-	TRACE_OPT=mode=9z
-	JSON_OPT=bogus_option
-else
-	# 6.12: tmpfs' own check, the one above.
-	site=$(echo "$msg" | grep -oE 'mm/shmem.c:[0-9]+')
-	pline=$site
-	TRACE_OPT=size=12x
-	JSON_OPT=size=12x
-fi
+# Options the VFS and the generic parser refuse, for every filesystem of
+# the new mount API: the log names the check, error_codes counts it.
+refused() {	# OPTION: the log line of its refusal since the mark
+	dmesg | tail -n +$((DMESG_MARK + 1)) | grep "option '$1' refused"
+}
+dmesg_mark
+mount -t tmpfs -o bogus_option none /tmp/errcode-mnt 2>/dev/null
+msg=$(refused bogus_option)
+echo "# $msg"
+check "an unknown option: 'tmpfs: option ... refused: error -EINVAL at fs/fs_context.c:N'" \
+	sh -c "echo \"$msg\" | grep -Eq \"tmpfs: option 'bogus_option' refused: error -EINVAL at fs/fs_context.c:[0-9]+\\\$\""
+site=$(echo "$msg" | grep -oE 'fs/fs_context.c:[0-9]+')
+check "error_codes counts that site (${site:-none})" \
+	grep -Eq "^$site module:[a-z0-9_]+ func:__vfs_parse_fs_param class:-EINVAL code:-[0-9]+ returned:[1-9]" $E
+dmesg_mark
+mount -t tmpfs -o mode=9z none /tmp/errcode-mnt 2>/dev/null
+msg=$(refused mode)
+echo "# $msg"
+check "a value the generic parser refuses: '... error -EINVAL at fs/fs_parser.c:N'" \
+	sh -c "echo \"$msg\" | grep -Eq \"tmpfs: option 'mode' refused: error -EINVAL at fs/fs_parser.c:[0-9]+\\\$\""
+pline=$(echo "$msg" | grep -oE 'fs/fs_parser.c:[0-9]+')
 
 # The same from userspace, without the log: the errcode_syscall_exit
 # event, through codetag errors --trace. The events are its standard
 # output; the command's messages, and its count, go to standard error
 # (kept apart: a message written in parts may take an event in between).
-out=$(codetag errors --trace -- mount -t tmpfs -o $TRACE_OPT none /tmp/errcode-mnt 2>/tmp/trace.err)
+out=$(codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/errcode-mnt 2>/tmp/trace.err)
 { echo "$out"; cat /tmp/trace.err; } | sed 's/^/#   /'
 check "codetag errors --trace: 'mount -> -EINVAL at ${pline:-?}'" \
 	sh -c "[ -n '$pline' ] && echo \"$out\" | grep -Eq '^mount -> -EINVAL at $pline  \[mount [0-9]+\]\$'"
 check "... and counts one failed system call" \
 	grep -q '^codetag: 1 system call failed with an ERR() code$' /tmp/trace.err
-out=$(codetag errors --trace --json -- mount -t tmpfs -o $JSON_OPT none /tmp/errcode-mnt 2>/dev/null)
+out=$(codetag errors --trace --json -- mount -t tmpfs -o bogus_option none /tmp/errcode-mnt 2>/dev/null)
 echo "# $out"
 check "... --json: syscall, error and site (${site:-?})" \
 	sh -c "[ -n '$site' ] && echo '$out' | grep -q '\"syscall\": \"mount\", \"nr\": [0-9]*, \"error\": \"-EINVAL\", \"code\": -[0-9]*, \"site\": \"$site\"'"
