@@ -451,6 +451,9 @@ w1_layer() {
 		-C "$B/linux" O="$B/linux/out-guest" lib/codetag/
 }
 
+# The guest tests that both series pass so far.
+TESTS_612=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,70-tool.t,75-control-fuzz.t,80-control-torture.t
+
 # The small guest on 6.12, booted to run the guest tests that both series
 # pass so far (fault injection, latency statistics, error codes, the
 # tool, the control file fuzz and torture, on what 6.12 has), then codetag sweep in a boot of its own;
@@ -461,7 +464,7 @@ guest_612() {
 	step "6.12 guest: kernel builds" kernel-guest "$H" kernel guest || return
 	step "6.12 guest: test modules and boot image build" initramfs-guest \
 		"$H" initramfs guest || return
-	CODETAG_APPEND="codetag.tests=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,70-tool.t,75-control-fuzz.t,80-control-torture.t" \
+	CODETAG_APPEND="codetag.tests=$TESTS_612" \
 		timed_boot guest test > "$LOGS/boot-guest.log" 2>&1
 	guest_results guest
 	timed_boot guest sweep > "$LOGS/boot-guest-sweep.log" 2>&1
@@ -474,9 +477,14 @@ guest_612() {
 layers_612() {
 	local -x KERNEL=6.12
 	local tree=$B/6.12/linux
-	skipped 6.12 && return
-	step "6.12: tree unpacked, patches-6.12/series applied" tree-6.12 \
-		"$H" tree || return
+	skipped 6.12 && { tree_612_done skipped; return; }
+	if step "6.12: tree unpacked, patches-6.12/series applied" tree-6.12 \
+		"$H" tree; then
+		tree_612_done ok
+	else
+		tree_612_done failed
+		return
+	fi
 	kunit_run kunit-6.12
 	# UML's objtree has every file of the series that builds so far.
 	w1_check "6.12: W=1 build of the codetag files" "$LOGS/w1-6.12.log" \
@@ -611,6 +619,39 @@ prebuild() {
 	left_out debug || timed "build debug" eval '"$H" kernel debug && "$H" initramfs debug'
 }
 
+# The 6.12 tree is unpacked by the first lane's 6.12 layer; the arm64
+# lane's 6.12 guest waits for it. tree_612_done RESULT tells the other
+# lane; tree_612_wait waits and returns 0 if the tree is there.
+TREE_612_MARK=$LOGS/tree-6.12.state
+tree_612_done() { echo "$1" > "$TREE_612_MARK"; }
+tree_612_wait() {
+	while [ ! -s "$TREE_612_MARK" ]; do
+		sleep 10
+	done
+	[ "$(cat "$TREE_612_MARK")" = ok ]
+}
+
+# The 6.12 series' guest tests on arm64, whose system call return
+# converts ERR() codes itself (invoke_syscall()), in the arm64 lane once
+# the first lane has unpacked the 6.12 tree.
+arm64_612_layer() {
+	local -x KERNEL=6.12
+	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
+	left_out 6.12 && return
+	skipped 6.12-arm64 && return
+	if ! tree_612_wait; then
+		fail "6.12 arm64: the 6.12 tree is there"
+		return
+	fi
+	mkdir -p "$LOGS"
+	step "6.12 arm64: kernel builds" kernel-arm64 "$H" kernel arm64 || return
+	step "6.12 arm64: test modules and boot image build" initramfs-arm64 \
+		"$H" initramfs arm64 || return
+	CODETAG_APPEND="codetag.tests=$TESTS_612" \
+		timed_boot arm64 test > "$LOGS/boot-arm64.log" 2>&1
+	guest_results arm64
+}
+
 # The arm64 layers, the x86-64 debug kernel's and the soak, in a lane of
 # their own beside the others: TCG runs a guest's vCPUs in one host thread, so while
 # one guest boots on one core, another boots on the other. Their checks
@@ -623,12 +664,13 @@ arm64_lane() {
 	timed "arm64 KASAN tags" kasan_tags_layer
 	timed "arm64 KUnit" kunit_arm64_layer
 	timed debug guest_layer debug
+	timed "6.12 arm64" arm64_612_layer
 	timed soak soak_layer
 }
 
 echo "# codetag: make check ($(date -u '+%F %T') UTC)"
 start=$(date +%s)
-rm -f "$LOGS/layer-times"
+rm -f "$LOGS/layer-times" "$TREE_612_MARK"
 step "host packages installed" deps "$H" deps &&
 step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 {
