@@ -542,7 +542,7 @@ guest_userland() {
 		cp "$SHARED/arm64-root/bin/busybox" "$stage/bin/"
 		cp "$SHARED/arm64-root/usr/bin/sort" "$stage/usr/bin/"
 		mkdir -p "$stage/lib/aarch64-linux-gnu"
-		cp "$B"/arm64-root/lib/aarch64-linux-gnu/{libc.so.6,ld-linux-aarch64.so.1} \
+		cp "$SHARED"/arm64-root/lib/aarch64-linux-gnu/{libc.so.6,ld-linux-aarch64.so.1} \
 			"$stage/lib/aarch64-linux-gnu/"
 		ln -s aarch64-linux-gnu/ld-linux-aarch64.so.1 \
 			"$stage/lib/ld-linux-aarch64.so.1" ;;
