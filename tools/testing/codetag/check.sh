@@ -454,6 +454,17 @@ w1_layer() {
 # The guest tests that both series pass so far.
 TESTS_612=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,70-tool.t,75-control-fuzz.t,80-control-torture.t
 
+# boot_612 FLAVOR: the 6.12 series' FLAVOR kernel and image built, and
+# booted with the guest tests both series pass.
+boot_612() {
+	step "6.12 $1: kernel builds" "kernel-$1" "$H" kernel "$1" || return
+	step "6.12 $1: test modules and boot image build" "initramfs-$1" \
+		"$H" initramfs "$1" || return
+	CODETAG_APPEND="codetag.tests=$TESTS_612" \
+		timed_boot "$1" test > "$LOGS/boot-$1.log" 2>&1
+	guest_results "$1"
+}
+
 # The small guest on 6.12, booted to run the guest tests that both series
 # pass so far (fault injection, latency statistics, error codes, the
 # tool, the control file fuzz and torture, on what 6.12 has), then codetag sweep in a boot of its own;
@@ -461,12 +472,7 @@ TESTS_612=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,70-t
 guest_612() {
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
 	mkdir -p "$LOGS"
-	step "6.12 guest: kernel builds" kernel-guest "$H" kernel guest || return
-	step "6.12 guest: test modules and boot image build" initramfs-guest \
-		"$H" initramfs guest || return
-	CODETAG_APPEND="codetag.tests=$TESTS_612" \
-		timed_boot guest test > "$LOGS/boot-guest.log" 2>&1
-	guest_results guest
+	boot_612 guest || return
 	timed_boot guest sweep > "$LOGS/boot-guest-sweep.log" 2>&1
 	guest_results guest sweep
 }
@@ -644,12 +650,7 @@ arm64_612_layer() {
 		return
 	fi
 	mkdir -p "$LOGS"
-	step "6.12 arm64: kernel builds" kernel-arm64 "$H" kernel arm64 || return
-	step "6.12 arm64: test modules and boot image build" initramfs-arm64 \
-		"$H" initramfs arm64 || return
-	CODETAG_APPEND="codetag.tests=$TESTS_612" \
-		timed_boot arm64 test > "$LOGS/boot-arm64.log" 2>&1
-	guest_results arm64
+	boot_612 arm64
 }
 
 # The arm64 layers, the x86-64 debug kernel's and the soak, in a lane of

@@ -4,7 +4,7 @@
 # What "KERNEL=6.12 make demo" shows inside the 6.12 guest: upstream's
 # allocation profiling read by tools/codetag, and what the 6.12 series
 # adds to it so far.
-# Sourced by demo.sh, whose say() and run() it uses.
+# Sourced by demo.sh, whose say(), run() and show_*() it uses.
 
 F=$D/dynamic_faults
 T=$D/codetag_test_fault
@@ -50,18 +50,8 @@ run "insmod /modules/codetag_test_load.ko 'dynamic_fault=\"class codetag_test:lo
 run "dmesg | grep 'codetag_test_load: dynamic_fault=' | tail -1"
 run "[ -d /sys/module/codetag_test_load ] || echo 'codetag_test_load is not loaded'"
 
-say "Latency statistics: how long each wait takes, per call site"
-insmod /modules/codetag_test_wait.ko
-run "echo 20 > $D/codetag_test_wait"
-run "grep -A8 'func:wait_10ms' $D/time_stats"
-run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
-run "codetag latency -n 3"
-rmmod codetag_test_wait
+show_latency
 
-say "Error codes that remember where they were born"
-mkdir -p /tmp/mnt
-run "mount -t tmpfs -o size=12x none /tmp/mnt"
-run "grep func:shmem_parse_one $D/error_codes | sort -t: -k7 -n | tail -2"
-run "codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/mnt"
+show_errors
 
 say "Not on 6.12 yet: alloc_tags.ctx"

@@ -10,6 +10,24 @@ run() { printf '# %s\n' "$*"; sh -c ". /etc/profile; $*"; }
 
 echo "codetag guest demo"
 
+# What both series show alike.
+show_latency() {
+	say "Latency statistics: how long each wait takes, per call site"
+	insmod /modules/codetag_test_wait.ko
+	run "echo 20 > $D/codetag_test_wait"
+	run "grep -A8 'func:wait_10ms' $D/time_stats"
+	run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
+	run "codetag latency -n 3"
+	rmmod codetag_test_wait
+}
+show_errors() {
+	say "Error codes that remember where they were born"
+	mkdir -p /tmp/mnt
+	run "mount -t tmpfs -o size=12x none /tmp/mnt"
+	run "grep func:shmem_parse_one $D/error_codes | sort -t: -k7 -n | tail -2"
+	run "codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/mnt"
+}
+
 # The 6.12 series has less to show so far: its own part.
 case $(uname -r) in
 6.12.*)	. /demo-6.12.sh; exit ;;
@@ -59,19 +77,9 @@ run "echo 'file codetag_test_fault.c line $line frequency 100' > $F"
 run "cat $D/codetag_test_fault/repeat; grep func:fault_repeat $F"
 rmmod codetag_test_fault
 
-say "Latency statistics: how long each wait takes, per call site"
-insmod /modules/codetag_test_wait.ko
-run "echo 20 > $D/codetag_test_wait"
-run "grep -A8 'func:wait_10ms' $D/time_stats"
-run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
-run "codetag latency -n 3"
-rmmod codetag_test_wait
+show_latency
 
-say "Error codes that remember where they were born"
-mkdir -p /tmp/mnt
-run "mount -t tmpfs -o size=12x none /tmp/mnt"
-run "grep func:shmem_parse_one $D/error_codes | sort -t: -k7 -n | tail -2"
-run "codetag errors --trace -- mount -t tmpfs -o mode=9z none /tmp/mnt"
+show_errors
 
 say "A module with code tags comes and goes"
 run "insmod /modules/codetag_test_type.ko"
