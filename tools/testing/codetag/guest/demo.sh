@@ -16,7 +16,7 @@ show_latency() {
 	insmod /modules/codetag_test_wait.ko
 	run "echo 20 > $D/codetag_test_wait"
 	run "grep -A8 'func:wait_10ms' $D/time_stats"
-	run "grep -A8 'fs/pipe.c:.*func:pipe_read' $D/time_stats | head -9"
+	run "grep -A8 'kernel/exit.c:.*func:do_wait' $D/time_stats | head -9"
 	run "codetag latency -n 3"
 	rmmod codetag_test_wait
 }
