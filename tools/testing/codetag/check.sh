@@ -130,15 +130,15 @@ root_refusals() {
 	CODETAG_APPEND="rootflags=journal_ioprio=9" \
 		timed_boot "$flavor" rootfail > "$log" 2>&1
 	tr -d '\r' < "$log" | grep -E "ext4|VFS|No filesystem" | sed 's/^/#   /'
-	grep_step "$flavor: a refused root option is logged with its line" "$log" \
+	grep_step "${KLABEL:-}$flavor: a refused root option is logged with its line" "$log" \
 		"ext4: option 'journal_ioprio' refused: error -EINVAL at fs/ext4/super\.c:[0-9]+"
-	grep_step "$flavor: ... and the root mount's last message names it" "$log" \
+	grep_step "${KLABEL:-}$flavor: ... and the root mount's last message names it" "$log" \
 		"VFS: ext4 refused the root: error -EINVAL at fs/ext4/super\.c:[0-9]+"
 	log=$LOGS/boot-$flavor-badroot.log
 	CODETAG_BAD_ROOT=1 timed_boot "$flavor" rootfail > "$log" 2>&1
 	tr -d '\r' < "$log" | grep -E "ext4|VFS|No filesystem" | sed 's/^/#   /'
-	grep_step "$flavor: a root whose superblock fails its checksum: the VFS names the check" "$log" \
-		"VFS: Cannot open root device \"vdc\" or unknown-block\([0-9]+,[0-9]+\): error -EBADMSG at fs/ext4/super\.c:[0-9]+"
+	grep_step "${KLABEL:-}$flavor: a root whose superblock fails its checksum: the VFS names the check" "$log" \
+		"VFS: Cannot open root device \"(/dev/)?vdc\" or unknown-block\([0-9]+,[0-9]+\): error -EBADMSG at fs/ext4/super\.c:[0-9]+"
 }
 
 # grep_step NAME FILE ERE: passes if the console log has a line matching.
@@ -477,18 +477,36 @@ guest_612() {
 	guest_results guest sweep
 }
 
+# The 6.12 series on Debian's own 6.12 configuration, booted from the
+# Debian root filesystem: the guest tests both series pass, the distro
+# kernel's boot, KFENCE's objects charged to their line, ext4, xfs and
+# btrfs refusing mount options with their lines, and the root
+# refusals.
+DISTRO_TESTS_612=05-boot.t,60-errcode-mounts.t,75-kfence.t
+distro_612() {
+	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
+	skipped 6.12-distro && return
+	mkdir -p "$LOGS"
+	step "6.12 distro: kernel builds" kernel-distro "$H" kernel distro ||
+		return
+	step "6.12 distro: no new warnings (each file that warns, built in 6.12 too)" \
+		warnings-distro "$H" warnings distro
+	TESTS_612=$TESTS_612,$DISTRO_TESTS_612 boot_612 distro || return
+	root_refusals distro
+}
+
 # The 6.12 series: its tree, its KUnit suites under UML, W=1 on its
 # files, the static checks (errcode-check on its tree among them), its
 # small guest, and make patch and git am, as for the 6.1 series.
 layers_612() {
 	local -x KERNEL=6.12
 	local tree=$B/6.12/linux
-	skipped 6.12 && { tree_612_done skipped; return; }
-	if step "6.12: tree unpacked, patches-6.12/series applied" tree-6.12 \
-		"$H" tree; then
-		tree_612_done ok
+	skipped 6.12 && return
+	if tree_612_wait; then
+		pass "6.12: tree unpacked, patches-6.12/series applied"
 	else
-		tree_612_done failed
+		fail "6.12: tree unpacked, patches-6.12/series applied (log: build/logs/tree-6.12.log)"
+		tail -25 "$LOGS/tree-6.12.log" | sed 's/^/#   /'
 		return
 	fi
 	kunit_run kunit-6.12
@@ -501,6 +519,7 @@ layers_612() {
 	docs_layer
 	skipped errcode-check || errcode_check_tree "$tree" "6.12: "
 	guest_612
+	distro_612
 	# One tool for both kernels, so that the tool layer's host tests
 	# cover the 6.12 series' copy too.
 	if diff -r "$B/linux/tools/codetag" "$tree/tools/codetag" \
@@ -614,19 +633,8 @@ tool_layer() {
 		host_results tool
 }
 
-# The later layers' kernels and images, built in the background from the
-# start: a boot keeps one core busy (TCG runs both vCPUs in one thread)
-# and a build both, so the next flavour's build fills the core a boot
-# leaves idle. Each layer's own steps wait for it (harness.sh lets one
-# command at a time write a flavour) and report what it did. The distro
-# image is made afresh for each boot, its Debian root filesystem once.
-prebuild() {
-	left_out distro || timed "build distro" eval '"$H" kernel distro && "$H" rootfs'
-	left_out debug || timed "build debug" eval '"$H" kernel debug && "$H" initramfs debug'
-}
-
-# The 6.12 tree is unpacked by the first lane's 6.12 layer; the arm64
-# lane's 6.12 guest waits for it. tree_612_done RESULT tells the other
+# The 6.12 tree is unpacked by prebuild; the 6.12 layers of both lanes
+# wait for it. tree_612_done RESULT tells the other
 # lane; tree_612_wait waits and returns 0 if the tree is there.
 TREE_612_MARK=$LOGS/tree-6.12.state
 tree_612_done() { echo "$1" > "$TREE_612_MARK"; }
@@ -635,6 +643,28 @@ tree_612_wait() {
 		sleep 10
 	done
 	[ "$(cat "$TREE_612_MARK")" = ok ]
+}
+
+# The later layers' kernels and images, built in the background from the
+# start: a boot keeps one core busy (TCG runs both vCPUs in one thread)
+# and a build both, so the next flavour's build fills the core a boot
+# leaves idle. Each layer's own steps wait for it (harness.sh lets one
+# command at a time write a flavour) and report what it did. The distro
+# image is made afresh for each boot, its Debian root filesystem once.
+# The 6.12 tree is unpacked first, for the 6.12 layers of both lanes, and
+# the 6.12 distro kernel built last, for the first lane's 6.12 layer.
+prebuild() {
+	if left_out 6.12; then
+		tree_612_done skipped
+	elif KERNEL=6.12 "$H" tree > "$LOGS/tree-6.12.log" 2>&1; then
+		tree_612_done ok
+	else
+		tree_612_done failed
+	fi
+	left_out distro || timed "build distro" eval '"$H" kernel distro && "$H" rootfs'
+	left_out debug || timed "build debug" eval '"$H" kernel debug && "$H" initramfs debug'
+	left_out 6.12 || left_out 6.12-distro || [ "$(cat "$TREE_612_MARK")" != ok ] ||
+		KERNEL=6.12 timed "build 6.12 distro" "$H" kernel distro
 }
 
 # The 6.12 series' guest tests on arm64, whose system call return

@@ -383,7 +383,7 @@ warnings_of() {
 }
 
 # No new warnings: every file that the FLAVOR kernel compiled with a
-# warning is compiled again in a pristine 6.1 tree with the same
+# warning is compiled again in a pristine tree (6.1 or 6.12) with the same
 # configuration, where it must give the same warnings. Prints each
 # warning and where it comes from.
 cmd_warnings() {
@@ -414,7 +414,7 @@ cmd_warnings() {
 		while IFS= read -r line; do
 			[ -n "$line" ] || continue
 			if printf '%s\n' "$theirs" | grep -qxF -- "$line"; then
-				echo "in 6.1 too: $line"
+				echo "in pristine $KERNEL too: $line"
 			else
 				echo "new: $line"
 				new=$((new + 1))
@@ -445,7 +445,7 @@ cmd_rootfs() {
 	want=$(sha1sum < "$list" | cut -d' ' -f1)
 	mkdir -p "$B"
 	# The distro flavours' images share it: one makes it, the others wait.
-	exec 8> "$B/.lock-rootfs"
+	exec 8> "$SHARED/.lock-rootfs"
 	flock 8
 	if [ -f "$SHARED/rootfs.tar" ] && [ "$(cat "$SHARED/rootfs.tar.list" 2>/dev/null)" = "$want" ]; then
 		return 0
