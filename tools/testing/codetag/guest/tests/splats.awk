@@ -7,9 +7,12 @@
 #
 # Where faults are injected on purpose (the soak), allocation failure
 # reports are expected: warn_alloc() prints "page allocation failure:" or
-# "vmalloc error:" and then a stack. With -v allowed=1, a stack that
-# follows such a line is theirs; every other stack, and every other report
-# below, is still a splat.
+# "vmalloc error:" and then a stack. So is one warning: alloc_vmap_area()
+# warns when it must split a free area and both its per-CPU preload
+# (GFP_KERNEL) and its GFP_NOWAIT fallback failed, which two injected
+# failures in a row make happen. With -v allowed=1, a stack that follows
+# such a line is theirs; every other stack, and every other report below,
+# is still a splat.
 
 BEGIN {
 	splats = "BUG:|WARNING:|KASAN|UBSAN|possible circular locking|" \
@@ -21,5 +24,8 @@ BEGIN {
 		 "kmem_cache_create.* failed|Objects remaining"
 }
 allowed && /page allocation failure: |vmalloc error: / { report = 1; next }
+allowed && /WARNING: CPU: [0-9]+ PID: [0-9]+ at mm\/vmalloc\.c:[0-9]+ alloc_vmap_area\+/ {
+	report = 1; next
+}
 /Call Trace/ && report { report = 0; next }
 $0 ~ splats { print }
