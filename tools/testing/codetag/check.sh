@@ -487,11 +487,9 @@ distro_612() {
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
 	skipped 6.12-distro && return
 	mkdir -p "$LOGS"
-	step "6.12 distro: kernel builds" kernel-distro "$H" kernel distro ||
-		return
+	TESTS_612=$TESTS_612,$DISTRO_TESTS_612 boot_612 distro || return
 	step "6.12 distro: no new warnings (each file that warns, built in 6.12 too)" \
 		warnings-distro "$H" warnings distro
-	TESTS_612=$TESTS_612,$DISTRO_TESTS_612 boot_612 distro || return
 	root_refusals distro
 }
 
