@@ -18,7 +18,7 @@ check "the kernel log holds every initcall's return ($n, from the first line on)
 # What fails in any QEMU guest, with or without codetag: no CPU microcode
 # to load (-EINVAL), no EFI tables (-ENOENT, -ENOSYS), no Intel P2SB
 # bridge (-ENOENT), no hibernation image to resume from (-ENOENT; its
-# initcall is software_resume_initcall since 6.6).
+# initcall is software_resume_initcall on 6.12).
 BENIGN="save_microcode_in_initrd -22|microcode_init -22|efi_mokvar_sysfs_init -2|esrt_sysfs_init -38|p2sb_fs_init -2|software_resume -2|software_resume_initcall -2"
 dmesg | sed -n 's/.*initcall \([^+ ]*\)[^ ]* returned \(-[0-9]*\) .*/\1 \2/p' |
 	grep -v ' -19$' | grep -vxE "$BENIGN" > /tmp/initcalls.failed
