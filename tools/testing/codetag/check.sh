@@ -631,9 +631,9 @@ tool_layer() {
 		host_results tool
 }
 
-# The 6.12 tree is unpacked by prebuild; the 6.12 layers of both lanes
-# wait for it. tree_612_done RESULT tells the other
-# lane; tree_612_wait waits and returns 0 if the tree is there.
+# The 6.12 tree is unpacked by prebuild, and the 6.12 layers of both
+# lanes wait for it: tree_612_done RESULT tells them, tree_612_wait waits
+# and returns 0 if the tree is there.
 TREE_612_MARK=$LOGS/tree-6.12.state
 tree_612_done() { echo "$1" > "$TREE_612_MARK"; }
 tree_612_wait() {
