@@ -782,8 +782,10 @@ cmd_boot() {
 # suite is the same C code on every architecture, and runs under UML),
 # with two CPUs running at once (the races between writers of one word
 # need them) and page tags in page->flags, where UML keeps them in
-# page_ext, and the tracepoints (the system call exit event of ERR()
-# codes). "make check" runs the first and the last. The first, UML kernel
+# page_ext, the tracepoints (the system call exit event of ERR() codes),
+# and software tag-based KASAN, whose own tag leaves fewer bits of
+# page->flags to page tags. Not MEM_ALLOC_PROFILING_DEBUG: a test plants
+# the stale page reference that option reports. "make check" runs the first and the last. The first, UML kernel
 # also has the page reference tracepoints, through which a test forces
 # the interleaving of a race in __free_pages(); the others run without
 # them, as shipped.
@@ -803,6 +805,9 @@ cmd_kunit() {
 		       --kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n
 		       --kconfig_add CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT=n
 		       --kconfig_add CONFIG_ENABLE_DEFAULT_TRACERS=y
+		       --kconfig_add CONFIG_KASAN=y
+		       --kconfig_add CONFIG_KASAN_SW_TAGS=y
+		       --kconfig_add CONFIG_KASAN_OUTLINE=y
 		       --qemu_args "-smp 2") ;;
 	*)	die "unknown KUnit variant '$1'" ;;
 	esac
