@@ -642,6 +642,14 @@ cmd_boot() {
 	# after the number of lines dmesg had before it (dmesg_mark), which a
 	# full ring buffer, dropping its oldest lines, would defeat.
 	append="$append log_buf_len=4M"
+	# A vCPU is a host thread: a busy host can leave it unscheduled for
+	# seconds, which the guest sees as its own CPU stuck. Debian's
+	# configuration reports a soft lockup after 20 s and an RCU stall
+	# after 21 s; give both two minutes, so that only a kernel that is
+	# really stuck is reported.
+	case $flavor in
+	distro*) append="$append watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120" ;;
+	esac
 	append="$append ${CODETAG_APPEND:-}"
 	local cpus=2 mem=1G extra=() disk=() tlimit=1500
 	# KASAN and lockdep make a boot of the tests take about 20 minutes

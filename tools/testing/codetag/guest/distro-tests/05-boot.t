@@ -10,6 +10,11 @@
 . /tests/lib.sh
 
 check "booted with initcall_debug" grep -qw initcall_debug /proc/cmdline
+# harness.sh gives a vCPU that a busy host leaves unscheduled two minutes
+# before the watchdog or RCU calls it stuck.
+check_eq "the soft lockup and RCU stall limits are the harness's: 60 s threshold, 120 s stall" \
+	"$(cat /proc/sys/kernel/watchdog_thresh) $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout)" \
+	"60 120"
 n=$(dmesg | grep -c "initcall .* returned ")
 # The log must still start at the kernel's first line, or the early
 # initcalls' returns may have been overwritten.
