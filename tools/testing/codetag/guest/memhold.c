@@ -13,7 +13,8 @@
  * page back and check it (which swaps in what was swapped out) and print
  * "verified N" or "corrupt N", N the number of pages read. SIGUSR2 moves
  * every page with move_pages(2) to NUMA node 1, the next SIGUSR2 back to
- * node 0, and so on, and prints "moved N to node M, F failed". SIGTERM
+ * node 0, and so on (again for pages that refuse for a moment), and
+ * prints "moved N to node M, F failed, P passes". SIGTERM
  * ends it.
  */
 #define _GNU_SOURCE
@@ -74,31 +75,66 @@ static unsigned long check(unsigned long *p, unsigned long pages, int same)
 	return bad;
 }
 
-/* move_pages(2) of every page to @node; returns the pages it could not move. */
-static unsigned long move_all(unsigned long *p, unsigned long pages, int node)
+/*
+ * where(): the node each page is on, as move_pages(2) reports it with no
+ * target (a negative errno for a page it cannot find, one swapped out).
+ */
+static int where(void **addr, unsigned long n, int *status)
+{
+	return syscall(SYS_move_pages, 0, n, addr, NULL, status, 0);
+}
+
+/*
+ * move_all(): move_pages(2) of every page to @node; returns the pages that
+ * are not there after MOVE_TRIES passes. A page can refuse to move for a
+ * moment (-EBUSY or -EAGAIN while another task holds it, and a partial
+ * failure makes the call stop early), so each pass asks where the pages
+ * are, reads in the ones it cannot find, and moves again those that are
+ * not on @node yet. *@passes is the number of passes it took.
+ */
+#define MOVE_TRIES 5
+static unsigned long move_all(unsigned long *p, unsigned long pages, int node,
+			      int *passes)
 {
 	void **addr = calloc(pages, sizeof(*addr));
 	int *nodes = calloc(pages, sizeof(*nodes));
 	int *status = calloc(pages, sizeof(*status));
-	unsigned long i, failed = 0;
+	unsigned long i, n = pages, left = pages;
+	volatile unsigned long sink;
 
+	*passes = 0;
 	if (!addr || !nodes || !status)
-		return pages;
+		goto out;
 	for (i = 0; i < pages; i++) {
 		addr[i] = (char *)p + i * PAGE;
 		nodes[i] = node;
 	}
-	if (syscall(SYS_move_pages, 0, pages, addr, nodes, status, 0) < 0) {
-		perror("memhold: move_pages");
-		failed = pages;
-	} else {
-		for (i = 0; i < pages; i++)
-			failed += status[i] != node;
+	while (n && *passes < MOVE_TRIES) {
+		(*passes)++;
+		if (syscall(SYS_move_pages, 0, n, addr, nodes, status, 0) < 0)
+			perror("memhold: move_pages");
+		if (where(addr, n, status) < 0) {
+			perror("memhold: move_pages (query)");
+			break;
+		}
+		/* Keep the pages still elsewhere at the front of addr[]. */
+		left = 0;
+		for (i = 0; i < n; i++) {
+			if (status[i] == node)
+				continue;
+			sink = *(unsigned long *)addr[i];
+			addr[left++] = addr[i];
+		}
+		n = left;
+		if (n)
+			usleep(100000);
 	}
+	(void)sink;
+out:
 	free(addr);
 	free(nodes);
 	free(status);
-	return failed;
+	return left;
 }
 
 int main(int argc, char **argv)
@@ -206,12 +242,13 @@ int main(int argc, char **argv)
 		}
 		if (move_asked) {
 			unsigned long failed;
+			int passes;
 
 			move_asked = 0;
 			node = !node;
-			failed = move_all(p, pages, node);
-			printf("moved %lu to node %d, %lu failed\n", pages,
-			       node, failed);
+			failed = move_all(p, pages, node, &passes);
+			printf("moved %lu to node %d, %lu failed, %d passes\n",
+			       pages, node, failed, passes);
 			fflush(stdout);
 		}
 	}

@@ -127,7 +127,9 @@ check "migrate_pages: the pages moved ($(( $(vmstat pgmigrate_success) - moved0 
 kept "migrate_pages back to node 0" mm/migrate.c
 
 # move_pages(2): the holder moves its own pages to node 1 and back.
-# move_to NODE: ask the holder for its next move, which goes to NODE.
+# move_to NODE: ask the holder for its next move, which goes to NODE; it
+# tries again for pages that refuse for a moment, and every page must be
+# there in the end.
 move_to() {
 	_n=$(grep -c . /tmp/mh.out)
 	kill -USR2 $HOLDER
@@ -137,6 +139,7 @@ move_to() {
 for node in 1 0; do
 	snap /tmp/before
 	check "move_pages: the holder moved its pages to node $node" move_to $node
+	echo "# memhold: $(tail -1 /tmp/mh.out)"
 	kept "move_pages to node $node" mm/migrate.c
 done
 
