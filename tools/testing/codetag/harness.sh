@@ -14,7 +14,10 @@
 #                                   distro: Debian's own configuration,
 #                                   distro-debug: that with debug.config,
 #                                   distro-nopro: distro without profiling
-#                                   or fault points, for make bench;
+#                                   or fault points, distro-up612:
+#                                   upstream 6.12 with its profiling on
+#                                   Debian's 6.12 configuration, both
+#                                   for make bench;
 #                                   arm64, arm64-debug: guest and debug
 #                                   for arm64 (make check boots the
 #                                   first), arm64-swtags and
@@ -266,14 +269,21 @@ fragments() {
 	distro-debug) echo "$C/distro.config $CT $C/debug.config" ;;
 	distro-nopro) echo "$C/distro.config $CT $C/no-profiling.config" ;;
 	distro-noalloc) echo "$C/distro.config $CT $C/no-alloc-profiling.config" ;;
+	distro-up612) echo "$C/distro.config $C/upstream-profiling.config" ;;
 	up612-nopro) echo "$X86 $C/upstream-no-profiling.config" ;;
 	up612)	echo "$X86 $C/upstream-profiling.config" ;;
 	*)	die "unknown kernel flavor '$1'" ;;
 	esac
 }
 
-# Debian's own configuration for the distro flavours.
-DEBIAN_CONFIG=/usr/src/linux-config-$KERNEL/config.amd64_none_amd64.xz
+# Debian's own configuration for distro flavour $1: upstream 6.12's
+# (distro-up612, for make bench) is Debian's 6.12 one whatever KERNEL is.
+debian_config() {
+	case $1 in
+	*up612*) echo /usr/src/linux-config-6.12/config.amd64_none_amd64.xz ;;
+	*)	echo "/usr/src/linux-config-$KERNEL/config.amd64_none_amd64.xz" ;;
+	esac
+}
 
 # Modules of Debian's configuration that the distro guest uses; every other
 # "=m" is switched off (what a kept module needs, Kconfig turns back on).
@@ -286,7 +296,7 @@ base_config() {
 	case $flavor in
 	distro*)
 		keep=$(for m in $DISTRO_MODULES; do printf -- '-e /^CONFIG_%s=m$/b ' "$m"; done)
-		xzcat "$DEBIAN_CONFIG" |
+		xzcat "$(debian_config "$flavor")" |
 			sed $keep -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' \
 			> "$out/.config"
 		kmake "$flavor" -s -C "$src" O="$out" olddefconfig >&2 ;;
@@ -301,7 +311,7 @@ configure() {
 	# Our Kconfig too: a changed select or default changes the result.
 	want=$( (cat $frags
 		 [ -f "$SRC/lib/codetag/Kconfig" ] && cat "$SRC/lib/codetag/Kconfig"
-		 case $flavor in distro*) xzcat "$DEBIAN_CONFIG"; echo "$DISTRO_MODULES" ;; esac) |
+		 case $flavor in distro*) xzcat "$(debian_config "$flavor")"; echo "$DISTRO_MODULES" ;; esac) |
 		sha1sum | cut -d' ' -f1)
 	mkdir -p "$out"
 	if [ -f "$out/.config" ] && [ -f "$out/.codetag-frags" ] &&
@@ -488,8 +498,8 @@ cmd_image() {
 	rm -rf "$stage"
 	mkdir -p "$stage"
 	tar -C "$stage" -xf "$SHARED/rootfs.tar"
-	make -s -C "$SRC" O="$out" INSTALL_MOD_PATH="$stage" INSTALL_MOD_STRIP=1 \
-		DEPMOD=/sbin/depmod modules_install >&2
+	make -s -C "$(src_dir "$flavor")" O="$out" INSTALL_MOD_PATH="$stage" \
+		INSTALL_MOD_STRIP=1 DEPMOD=/sbin/depmod modules_install >&2
 	mkdir -p "$stage/tests" "$stage/modules"
 	cp "$HARNESS/guest/init" "$stage/codetag-init"
 	# Debian's /etc/profile would put its own PATH before busybox's
