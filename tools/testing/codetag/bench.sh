@@ -3,8 +3,8 @@
 #
 # "make bench": what the framework costs, measured in one run.
 #
-#   bench.sh [micro|arm64|6.12|distro|all]  (all by default; arm64 is
-#                                         the arm64 half of micro)
+#   bench.sh [micro|arm64|6.12|distro|distro612|all]  (all by default;
+#                           arm64 is the arm64 half of micro)
 #
 # Every guest runs under "qemu -icount shift=0,sleep=off" with one vCPU:
 # one guest nanosecond is one instruction, so the figures are instruction
@@ -36,14 +36,21 @@
 # this builds), and on the distro kernel booted off and on. Instructions,
 # memory in use, every slab cache laid out otherwise than without the
 # option, the kernel's size, and where the page tags live.
+#
+# distro612: the same workload on Debian's 6.12 configuration: upstream
+# 6.12 with its allocation profiling compiled in (the distro-up612
+# flavour, which only this builds; Debian's own 6.12 kernel compiles it
+# out, and the series builds on it) against the 6.12 series' distro
+# kernel, both booted off and on, and upstream off once more for how far
+# two runs of one kernel differ.
 
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PART=${1:-all}
 case $PART in
-micro|arm64|6.12|distro|all) ;;
-*) echo "usage: bench.sh [micro|arm64|6.12|distro|all]" >&2; exit 2 ;;
+micro|arm64|6.12|distro|distro612|all) ;;
+*) echo "usage: bench.sh [micro|arm64|6.12|distro|distro612|all]" >&2; exit 2 ;;
 esac
 
 # boot_run MODE FLAVOR NAME [CMDLINE]: one boot of FLAVOR in MODE (bench
@@ -203,16 +210,20 @@ micro() {
 	     }' "$B/bench-${p}out.txt" "$B/bench-${p}off.txt"
 }
 
-# boot612 NAME [CMDLINE]: one bench boot of the 6.12 series' guest, its
-# results in bench-612-NAME.txt beside the others.
-boot612() {
-	CODETAG_APPEND=${2:-} KERNEL=6.12 quiet "bench-612-$1" "$H" boot guest bench
-	tr -d '\r' < "$B/6.12/bench-guest.txt" > "$B/bench-612-$1.txt"
-	grep -q '^done$' "$B/bench-612-$1.txt" || {
-		echo "bench: the 6.12 $1 bench boot did not finish (log: build/logs/bench-612-$1.log)" >&2
+# boot_run612 MODE FLAVOR NAME [CMDLINE]: boot_run of the 6.12 series'
+# FLAVOR, its results in MODE-612-NAME.txt beside the others.
+boot_run612() {
+	CODETAG_APPEND=${4:-} KERNEL=6.12 quiet "$1-612-$3" "$H" boot "$2" "$1"
+	tr -d '\r' < "$B/6.12/$1-$2.txt" > "$B/$1-612-$3.txt"
+	grep -q '^done$' "$B/$1-612-$3.txt" || {
+		echo "bench: the 6.12 $3 $1 boot did not finish (log: build/logs/$1-612-$3.log)" >&2
 		exit 1
 	}
 }
+# boot612 NAME [CMDLINE]: a bench boot of the 6.12 series' guest.
+boot612() { boot_run612 bench guest "$@"; }
+# workload612 NAME [CMDLINE]: a workload boot of its distro kernel.
+workload612() { boot_run612 workload distro "$@"; }
 
 micro612() {
 	local flavor
@@ -285,6 +296,42 @@ distro() {
 	done
 }
 
+distro612() {
+	local up ours
+	quiet kernel-distro-up612 "$H" kernel distro-up612
+	quiet initramfs-distro-up612 "$H" initramfs distro-up612
+	quiet tree-612 env KERNEL=6.12 "$H" tree
+	quiet kernel-612-distro env KERNEL=6.12 "$H" kernel distro
+	quiet initramfs-612-distro env KERNEL=6.12 "$H" initramfs distro
+	# The two kernels' boots side by side: each has one vCPU, one host
+	# thread, and its figures count instructions whatever the other does.
+	( workload distro-up612 up-off sysctl.vm.mem_profiling=0
+	  workload distro-up612 up-on sysctl.vm.mem_profiling=1
+	  workload distro-up612 up-off2 sysctl.vm.mem_profiling=0 ) &
+	up=$!
+	( workload612 off sysctl.vm.mem_profiling=0
+	  workload612 on sysctl.vm.mem_profiling=1 ) &
+	ours=$!
+	wait $up
+	wait $ours
+
+	echo
+	echo "Debian's 6.12 configuration, one stress-ng run (guest/workload.sh), one vCPU,"
+	echo "2 GiB in two NUMA nodes: upstream 6.12 with its profiling compiled in against"
+	echo "the 6.12 series (its applications compiled in); memory taken at the end of the run"
+	awk -v names="up off,ours off,ours on,up on,up off again" \
+	    -v ratios="2/1=off/up,3/4=on/up on,5/1=again/up,4/1=up on/off" -v kbruns=4 \
+	    -f "$HARNESS/workload.awk" "$B/workload-up-off.txt" "$B/workload-612-off.txt" \
+		"$B/workload-612-on.txt" "$B/workload-up-on.txt" "$B/workload-up-off2.txt"
+	echo "target: the series' applications, compiled in and off, cost nothing measurable (off/up within again/up)"
+
+	echo
+	echo "kernel image (size vmlinux)         text       data        bss"
+	size "$B/linux-6.12/out-distro-up612/vmlinux" "$B/6.12/linux/out-distro/vmlinux" |
+		awk 'NR == 2 { n = "upstream 6.12" } NR == 3 { n = "the 6.12 series" }
+		     NR > 1 { printf "  %-28s %10d %10d %10d\n", n, $1, $2, $3 }'
+}
+
 quiet deps "$H" deps bench
 quiet tree "$H" tree
 case $PART in
@@ -292,5 +339,6 @@ micro)	micro; micro arm64- ;;
 arm64)	micro arm64- ;;
 6.12)	micro612 ;;
 distro)	distro ;;
-all)	micro; micro arm64-; micro612; distro ;;
+distro612) distro612 ;;
+all)	micro; micro arm64-; micro612; distro; distro612 ;;
 esac

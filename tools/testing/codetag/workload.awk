@@ -1,9 +1,36 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# bench.sh distro: the tables of four workload runs (guest/workload.sh),
-# given as files in the order out, off, on, out again.
+# bench.sh distro and distro612: the tables of workload runs
+# (guest/workload.sh), one file a run, in the order of the columns.
+#
+#   names    the columns' names, comma-separated
+#            (default "out,off,on,out again", the 6.1 table)
+#   ratios   the ratio columns, comma-separated "A/B=LABEL": run A's
+#            figure against run B's (default "2/1=off/out,3/1=on/out,
+#            4/1=again/out")
+#   kbruns   the first kbruns runs have a column of kB in the table of the
+#            caches laid out otherwise in run 2 than in run 1 (default 3),
+#            sorted by what they hold in run 3
 
 function pct(a, b) { return b ? sprintf("%+.2f%%", (a / b - 1) * 100) : "-" }
+
+BEGIN {
+	if (names == "")
+		names = "out,off,on,out again"
+	if (ratios == "")
+		ratios = "2/1=off/out,3/1=on/out,4/1=again/out"
+	if (kbruns == "")
+		kbruns = 3
+	ncol = split(names, col, ",")
+	nratio = split(ratios, ratio, ",")
+	for (i = 1; i <= nratio; i++) {
+		split(ratio[i], p, "=")
+		rlabel[i] = p[2]
+		split(p[1], ab, "/")
+		ra[i] = ab[1]
+		rb[i] = ab[2]
+	}
+}
 
 FNR == 1 { run++ }
 
@@ -31,9 +58,12 @@ $1 == "log" && run == 2 {
 }
 
 END {
-	split("out off on out2", col)
-	printf "%-26s %14s %14s %14s %14s %9s %9s %9s\n", "", "out", "off", "on",
-		"out again", "off/out", "on/out", "again/out"
+	printf "%-26s", ""
+	for (r = 1; r <= ncol; r++)
+		printf " %14s", col[r]
+	for (i = 1; i <= nratio; i++)
+		printf " %9s", rlabel[i]
+	printf "\n"
 	row("instructions", "busy_ns", 1)
 	row("  (idle time, ns)", "idle_ns", 0)
 	row("stress-ng exit status", "status", 0)
@@ -44,7 +74,7 @@ END {
 	row("  objects x 8 bytes (kB)", "upstream_kb", 0)
 	row("memory in use (kB)", "in_use_kb", 1)
 
-	# Caches laid out otherwise than without the option.
+	# Caches laid out otherwise in run 2 than in run 1.
 	n = 0
 	for (c in name) {
 		if (!((1, c) in layout) || !((2, c) in layout)) {
@@ -55,45 +85,51 @@ END {
 		if (layout[2, c] == layout[1, c])
 			continue
 		changed[++n] = c
-		for (r = 1; r <= 3; r++)
+		for (r = 1; r <= kbruns; r++)
 			total[r] += kb[r, c]
 	}
-	# Sorted by what they hold with profiling on, most first.
+	# Sorted by what they hold in run 3, most first.
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && kb[3, changed[j]] > kb[3, changed[j - 1]]; j--) {
 			t = changed[j]; changed[j] = changed[j - 1]; changed[j - 1] = t
 		}
-	printf "\n%d of %d slab caches are laid out otherwise than without the option\n",
-		n, both
+	printf "\n%d of %d slab caches are laid out otherwise in %s than in %s\n",
+		n, both, col[2], col[1]
 	printf "(slab_size/objects per slab/pages per slab; their slabs, kB):\n"
-	printf "  %-24s %12s %12s %9s %10s %10s %10s\n", "cache", "out", "in",
-		"objects", "kB out", "kB off", "kB on"
+	printf "  %-24s %12s %12s %9s", "cache", col[1], col[2], "objects"
+	for (r = 1; r <= kbruns; r++)
+		printf " %10s", "kB " col[r]
+	printf "\n"
 	for (i = 1; i <= n; i++) {
 		c = changed[i]
 		if (i > 25) {
 			printf "  ... %d more\n", n - 25
 			break
 		}
-		printf "  %-24s %12s %12s %9d %10d %10d %10d\n", c, layout[1, c],
-			layout[2, c], objs[3, c], kb[1, c], kb[2, c], kb[3, c]
+		printf "  %-24s %12s %12s %9d", c, layout[1, c], layout[2, c], objs[3, c]
+		for (r = 1; r <= kbruns; r++)
+			printf " %10d", kb[r, c]
+		printf "\n"
 	}
-	printf "  %-24s %12s %12s %9s %10d %10d %10d\n", "all of them", "", "", "",
-		total[1], total[2], total[3]
+	printf "  %-24s %12s %12s %9s", "all of them", "", "", ""
+	for (r = 1; r <= kbruns; r++)
+		printf " %10d", total[r]
+	printf "\n"
 	if (only)
 		printf "%d caches exist in one kernel only (merged differently)\n", only
 	if (nlog) {
-		printf "\nthe boot log on page tags and page_ext, with the option:\n"
+		printf "\nthe boot log on page tags and page_ext, in %s:\n", col[2]
 		for (i = 1; i <= nlog; i++)
 			printf "  %s\n", logline[i]
 	}
 }
 
-function row(label, key, ratios,    r) {
+function row(label, key, ratios,    r, i) {
 	printf "%-26s", label
-	for (r = 1; r <= 4; r++)
+	for (r = 1; r <= ncol; r++)
 		printf " %14s", (r, key) in v ? v[r, key] : "-"
 	if (ratios)
-		printf " %9s %9s %9s", pct(v[2, key], v[1, key]),
-			pct(v[3, key], v[1, key]), pct(v[4, key], v[1, key])
+		for (i = 1; i <= nratio; i++)
+			printf " %9s", pct(v[ra[i], key], v[rb[i], key])
 	printf "\n"
 }
