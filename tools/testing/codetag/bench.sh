@@ -270,6 +270,17 @@ micro612() {
 	memory_612
 }
 
+# image_sizes NAME VMLINUX...: a table of the kernels' text, data and bss.
+image_sizes() {
+	echo
+	echo "kernel image (size vmlinux)         text       data        bss"
+	while [ $# -ge 2 ]; do
+		size "$2" | awk -v n="$1" 'NR == 2 {
+			printf "  %-28s %10d %10d %10d\n", n, $1, $2, $3 }'
+		shift 2
+	done
+}
+
 distro() {
 	local flavor name
 	for flavor in distro-nopro distro; do
@@ -288,12 +299,8 @@ distro() {
 	awk -f "$HARNESS/workload.awk" "$B/workload-out.txt" "$B/workload-off.txt" \
 		"$B/workload-on.txt" "$B/workload-out2.txt"
 
-	echo
-	echo "kernel image (size vmlinux)         text       data        bss"
-	for name in distro-nopro distro; do
-		size "$B/linux/out-$name/vmlinux" | awk -v n="$name" 'NR == 2 {
-			printf "  %-28s %10d %10d %10d\n", n, $1, $2, $3 }'
-	done
+	image_sizes distro-nopro "$B/linux/out-distro-nopro/vmlinux" \
+		distro "$B/linux/out-distro/vmlinux"
 }
 
 distro612() {
@@ -325,11 +332,8 @@ distro612() {
 		"$B/workload-612-on.txt" "$B/workload-up-on.txt" "$B/workload-up-off2.txt"
 	echo "target: the series' applications, compiled in and off, cost nothing measurable (off/up within again/up)"
 
-	echo
-	echo "kernel image (size vmlinux)         text       data        bss"
-	size "$B/linux-6.12/out-distro-up612/vmlinux" "$B/6.12/linux/out-distro/vmlinux" |
-		awk 'NR == 2 { n = "upstream 6.12" } NR == 3 { n = "the 6.12 series" }
-		     NR > 1 { printf "  %-28s %10d %10d %10d\n", n, $1, $2, $3 }'
+	image_sizes "upstream 6.12" "$B/linux-6.12/out-distro-up612/vmlinux" \
+		"the 6.12 series" "$B/6.12/linux/out-distro/vmlinux"
 }
 
 quiet deps "$H" deps bench
