@@ -132,19 +132,30 @@ log() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 
 # Debian packages the build rests on; installed only when missing.
-PACKAGES="linux-source-6.1 linux-source-6.12 qemu-system-x86 busybox-static flex bison bc cpio
+PACKAGES="qemu-system-x86 busybox-static flex bison bc cpio
 	  qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	  libelf-dev libssl-dev ccache make gcc python3 perl xz-utils git
 	  python3-matplotlib strace valgrind
-	  python3-sphinx python3-sphinx-rtd-theme linux-config-6.1
-	  linux-config-6.12 mmdebstrap
+	  python3-sphinx python3-sphinx-rtd-theme mmdebstrap
 	  e2fsprogs util-linux kmod libc6-dev coccinelle"
+
+# The kernel sources and configurations the series are made for, at the
+# version each applies to: the security archive moves to a new stable
+# release every few weeks, and a series applies with "git am" to the one
+# it was rebased on. Installed, or replaced, when another version is there.
+PINNED="linux-source-6.1=6.1.192-3 linux-config-6.1=6.1.192-3
+	linux-source-6.12=6.12.118-1~deb12u1
+	linux-config-6.12=6.12.118-1~deb12u1"
 
 cmd_deps() {
 	local missing=() p want=$PACKAGES arm64=0
 	for p in $want; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q "install ok installed" || missing+=("$p")
+	done
+	for p in $PINNED; do
+		[ "$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null)" = \
+		  "install ok installed ${p#*=}" ] || missing+=("$p")
 	done
 	# The arm64 guests' userspace comes from Debian's arm64 packages.
 	dpkg --print-foreign-architectures | grep -qx arm64 || arm64=1
@@ -159,7 +170,7 @@ cmd_deps() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >&2
+		--no-install-recommends --allow-downgrades "${missing[@]}" >&2
 }
 
 # The patches of patches/series, in order.
