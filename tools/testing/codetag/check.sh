@@ -451,7 +451,7 @@ w1_layer() {
 }
 
 # The guest tests that both series pass so far.
-TESTS_612=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,70-tool.t,75-control-fuzz.t,80-control-torture.t
+TESTS_612=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,60-alloc-tag-ctx.t,70-tool.t,75-control-fuzz.t,80-control-torture.t
 
 # boot_612 FLAVOR: the 6.12 series' FLAVOR kernel and image built, and
 # booted with the guest tests both series pass.

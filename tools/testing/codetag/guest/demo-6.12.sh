@@ -3,7 +3,7 @@
 #
 # What "KERNEL=6.12 make demo" shows inside the 6.12 guest: upstream's
 # allocation profiling read by tools/codetag, and what the 6.12 series
-# adds to it so far.
+# adds to it.
 # Sourced by demo.sh, whose say(), run() and show_*() it uses.
 
 F=$D/dynamic_faults
@@ -17,6 +17,12 @@ insmod /modules/codetag_test_leak.ko
 run "codetag snapshot /tmp/before"
 run "echo 256 > $D/codetag_test_leak"
 run "codetag diff -n 3 /tmp/before"
+say "Who calls the growing line? Capture its allocations' contexts"
+site=$(sed -n 's/.* \([^ ]*codetag_test_leak.c\):\([0-9]*\) .*func:leak_objects.*/file \1 line \2/p' /proc/allocinfo)
+run "echo '$site enable' > $D/alloc_tags.ctx"
+run "sh -c 'echo 1 > $D/codetag_test_leak'"
+run "cat $D/alloc_tags.ctx"
+run "echo '$site disable' > $D/alloc_tags.ctx"
 # Upstream warns at the unload of a module with live allocations.
 echo 1 > $D/codetag_test_holder
 rmmod codetag_test_leak
@@ -54,4 +60,3 @@ show_latency
 
 show_errors
 
-say "Not on 6.12 yet: alloc_tags.ctx"

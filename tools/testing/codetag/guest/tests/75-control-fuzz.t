@@ -10,8 +10,9 @@
 # small guest and 10000 on the others, whose configurations the same
 # writes meet.
 #
-# The 6.12 series has two control files so far, dynamic_faults and
-# time_stats: the same checks there, on what it has.
+# The 6.12 series has the control files of dynamic_faults, alloc_tags.ctx
+# and time_stats, not the test tag type's of codetag_test_type.ko: the
+# same checks there.
 
 . /tests/lib.sh
 D=/sys/kernel/debug
@@ -29,7 +30,7 @@ esac
 insmod $M/codetag_test_fault.ko
 insmod $M/codetag_test_wait.ko
 if [ "$K612" ]; then
-	CONTROLS="$F $S"
+	CONTROLS="$F $C $S"
 	MODULES="codetag_test_wait codetag_test_fault"
 else
 	insmod $M/codetag_test_type.ko
@@ -104,6 +105,7 @@ dmesg -n 1
 seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 if [ "$K612" ]; then
 	set -- $F "module codetag_test_fault " \
+	       $C "module codetag_test_fault " \
 	       $S "module codetag_test_wait "
 else
 	set -- $F "module codetag_test_fault " \
@@ -121,7 +123,7 @@ check "$WRITES generated writes: each taken whole, or refused with E2BIG, EINVAL
 # Whatever the writes armed, switched on or captured goes.
 echo "module codetag_test_fault disable" > $F
 echo "module codetag_test_wait enable" > $S
-[ "$K612" ] || echo "module codetag_test_fault disable" > $C
+echo "module codetag_test_fault disable" > $C
 check "no fault point is left armed" sh -c "! grep -q ' enabled' $F"
 check "the test module's operation succeeds" sh -c "echo 1 > $T/run"
 rmmod $MODULES

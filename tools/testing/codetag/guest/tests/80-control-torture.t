@@ -23,10 +23,10 @@
 # /sys/kernel/debug/sched/features, too). That is the emulator's fault,
 # not the kernel's; with one thread the two vCPUs still interleave.
 #
-# On 6.12, what its series has: dynamic_faults and time_stats, a module
-# whose init is failed by its dynamic_fault= parameter, and the leak freed
-# before its module unloads (upstream warns at the unload of live allocations, and
-# keeps them).
+# On 6.12, what its series has: dynamic_faults, alloc_tags.ctx and
+# time_stats, a module whose init is failed by its dynamic_fault=
+# parameter, and the leak freed before its module unloads (upstream warns
+# at the unload of live allocations, and keeps them).
 
 . /tests/lib.sh
 D=/sys/kernel/debug
@@ -54,7 +54,7 @@ running() { [ "$(date +%s)" -lt $END ]; }
 # codetag_test_load; on 6.1, the leak's allocation sites.
 if [ "$K612" ]; then
 	OTHER=codetag_test_load
-	LOOPS="modules_loop kept_loop faults_loop stats_loop profiling_loop readers_loop workload_loop"
+	LOOPS="modules_loop kept_loop faults_loop ctx_loop stats_loop profiling_loop readers_loop workload_loop"
 else
 	OTHER=codetag_test_leak
 	LOOPS="modules_loop kept_loop faults_loop ctx_loop stats_loop profiling_loop readers_loop workload_loop"
@@ -190,8 +190,9 @@ done
 check "modules loaded and unloaded under commands (fault module $(cat $W/fault_unload 2>/dev/null | wc -l) times)" \
 	[ "$(cat $W/fault_unload 2>/dev/null | wc -l)" -gt 0 ]
 if [ "$K612" ]; then
-	check "fault and time_stats commands were applied ($(cat $W/fault_cmd $W/stats_cmd 2>/dev/null | wc -l)), module parameters failed inits ($(cat $W/param_failed_init 2>/dev/null | wc -l))" \
+	check "fault, ctx and time_stats commands were applied ($(cat $W/fault_cmd $W/ctx_cmd $W/stats_cmd 2>/dev/null | wc -l)), module parameters failed inits ($(cat $W/param_failed_init 2>/dev/null | wc -l))" \
 		[ "$(cat $W/fault_cmd 2>/dev/null | wc -l)" -gt 0 ] &&
+		[ "$(cat $W/ctx_cmd 2>/dev/null | wc -l)" -gt 0 ] &&
 		[ "$(cat $W/stats_cmd 2>/dev/null | wc -l)" -gt 0 ] &&
 		[ "$(cat $W/param_failed_init 2>/dev/null | wc -l)" -gt 0 ]
 else
@@ -204,7 +205,7 @@ fi
 # Disable everything.
 echo 1 > /proc/sys/vm/mem_profiling
 check "'disable' disarms every fault point" sh -c "echo disable > $F"
-[ "$K612" ] || check "'disable' stops every context capture" sh -c "echo disable > $C"
+check "'disable' stops every context capture" sh -c "echo disable > $C"
 check "'enable' switches every latency site back on" sh -c "echo enable > $S"
 echo 1 > $D/codetag_test_holder
 rmmod codetag_test_fault codetag_test_leak codetag_test_wait codetag_test_load 2>/dev/null

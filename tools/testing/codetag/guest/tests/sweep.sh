@@ -10,9 +10,8 @@
 # initialisation, swept by loading it for each run. tmpfs goes first: the planted
 # double free's KASAN report switches lockdep off for the rest of the boot.
 # On kernels without KASAN and lockdep, those two paths are not planted
-# (see the module) and must come out clean. On 6.12, which has no
-# alloc_tags.ctx, a finding names no allocating context, and a module
-# unloaded with a leak is kept by upstream, its sites gone.
+# (see the module) and must come out clean. On 6.12 a module unloaded
+# with a leak is kept by upstream, its sites gone.
 
 . /tests/lib.sh
 REPORTS=/tmp/sweep-reports
@@ -72,10 +71,9 @@ check_eq "planted: the second leaks" "$(outcome 2)" leaked
 head_site=$(site 1 | awk '{ print $1 }')
 check "... the first allocation's 64 bytes, once, at $head_site" \
 	grep -q "^  keeps 64B in 1 call: $head_site \[codetag_test_sweep\] func:sweep_op\$" /tmp/sweep-planted
-[ "$K612" ] ||
-	check "... and alloc_tags.ctx names who allocated them: sweep_op, from a write" \
-		sh -c "sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^      sweep_op+' &&
-		       sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^    comm: sh\$'"
+check "... and alloc_tags.ctx names who allocated them: sweep_op, from a write" \
+	sh -c "sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^      sweep_op+' &&
+	       sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^    comm: sh\$'"
 if [ -n "$DEBUG_FLAVOR" ]; then
 	check_eq "planted: the third frees twice: a splat" "$(outcome 3)" splat
 	check "... KASAN's double-free report, quoted" \
