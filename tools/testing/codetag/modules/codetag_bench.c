@@ -22,12 +22,14 @@
 /*
  * The module also builds against upstream Linux (make bench's 6.12
  * columns), which has the allocation rows only, and against the 6.12
- * series, which has the allocation and time_stats rows.
+ * series, which has the allocation, context and time_stats rows.
  */
 #ifdef CONFIG_CODETAG
-#include <linux/codetag/alloc_tag_ctx.h>
 #include <linux/codetag/dynamic_fault.h>
 #include <linux/codetag/errcode.h>
+#endif
+#ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
+#include <linux/codetag/alloc_tag_ctx.h>
 #endif
 #ifdef CONFIG_CODETAG_TIME_STATS
 #include <linux/codetag/time_stats.h>
