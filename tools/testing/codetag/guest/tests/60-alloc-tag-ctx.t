@@ -9,8 +9,9 @@
 # captured allocations still live.
 #
 # On 6.12 the sites are upstream's, listed in /proc/allocinfo: the page
-# table that fork fills is allocated at __pte_alloc()'s line in
-# mm/memory.c, and a module unloaded with live allocations is kept by
+# table that fork fills is allocated at the line that calls
+# pte_alloc_one() (__pte_alloc() in mm/memory.c), or on x86 in its own
+# pte_alloc_one(), and a module unloaded with live allocations is kept by
 # upstream (with a warning), so its allocations are freed before it is
 # unloaded.
 
@@ -26,11 +27,13 @@ check "alloc_tags.ctx and alloc_tags.ctx_max are root-only (0600)" \
 check_eq "no site is enabled at boot: alloc_tags.ctx is empty" "$(cat $C)" ""
 
 # ctx_blocks FILE: one line per context, "size pid tgid comm ts|stack|...".
+# A frame is indented by two blanks; a site's line on 6.12 by more, or it
+# starts with its size.
 ctx_blocks() {
 	awk '/^size: / { if (c) print c; c = $2; next }
 	     /^(pid|tgid|comm|ts): / { c = c " " $2; next }
 	     /^call stack:$/ { c = c " |"; next }
-	     /^  / { sub(/^  /, ""); c = c $0 "|"; next }
+	     /^  ([^ 0-9]|0x)/ { sub(/^  /, ""); c = c $0 "|"; next }
 	     END { if (c) print c }' "$1"
 }
 
@@ -41,7 +44,11 @@ site_text() { echo "$1" | awk '{ $1 = $2 = ""; sub(/^ +/, ""); sub(/ +$/, ""); p
 # The seed's command lines, verbatim (6.1). Forks from "sh -c": the
 # child's page tables are copied by the forking shell. The children live
 # on (subshells that do not exec), and so do their page tables.
-if [ "$K612" ]; then
+if [ "$K612" ] && [ "$(uname -m)" = x86_64 ]; then
+	# x86 has its own pte_alloc_one(), whose __pte_alloc_one() is the site.
+	PTE_CMD="func pte_alloc_one enable"
+	PTE_SITE='arch/x86/mm/pgtable\.c:[0-9]+ func:pte_alloc_one'
+elif [ "$K612" ]; then
 	PTE_CMD="func __pte_alloc enable"
 	PTE_SITE='mm/memory\.c:[0-9]+ func:__pte_alloc'
 else
