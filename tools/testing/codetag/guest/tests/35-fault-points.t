@@ -60,36 +60,46 @@ rmmod codetag_test_fault
 # Modules load and unload while a writer arms and disarms their points,
 # its dynamic_fault() point and its allocation sites, which match nothing
 # while no module is loaded, and the states the arming allocates are freed
-# with the module each time.
+# with the module each time. The writer runs until the last unload, and
+# the loader keeps the module loaded until the writer has armed it once,
+# so that how the two are scheduled decides only where the race falls,
+# never whether the loaded module was armed at all.
 state_bytes() {
 	awk '/ func:(dynamic|memory)_fault_prepare( |$)/ { b += $1 } END { print b + 0 }' /proc/allocinfo
 }
 before=$(state_bytes)
+rm -f /tmp/loads-done
+echo 0 > /tmp/armed
 (
-	i=0
 	armed=0
-	while [ $i -lt 300 ]; do
-		echo "module codetag_test_fault class codetag_test enable times 3" > $F 2>/dev/null &&
+	while [ ! -e /tmp/loads-done ]; do
+		if echo "module codetag_test_fault class codetag_test enable times 3" > $F 2>/dev/null; then
 			armed=$((armed + 1))
+			echo $armed > /tmp/armed
+		fi
 		echo "module codetag_test_fault class memory probability 0" > $F 2>/dev/null
 		echo "module codetag_test_fault disable" > $F 2>/dev/null
-		i=$((i + 1))
 	done
-	echo $armed > /tmp/armed
 ) &
 writer=$!
 cycles=0
 failed=0
 while [ $cycles -lt 100 ]; do
 	insmod $KO || failed=$((failed + 1))
+	waited=0
+	while [ "$(cat /tmp/armed)" = 0 ] && [ $waited -lt 2000 ]; do
+		echo 1 > $T/io 2>/dev/null
+		waited=$((waited + 1))
+	done
 	echo 1 > $T/io 2>/dev/null
 	rmmod codetag_test_fault || failed=$((failed + 1))
 	cycles=$((cycles + 1))
 done
+touch /tmp/loads-done
 wait $writer
 check_eq "100 loads and unloads beside an arming writer all succeed" "$failed" 0
 armed=$(cat /tmp/armed)
-echo "# the writer armed the point $armed times of 300"
+echo "# the writer armed the point $armed times in 100 loads"
 check "the writer armed the loaded module's point at times" [ "$armed" -gt 0 ]
 check "no point of the module is left listed" \
 	sh -c "! grep -q ' module:codetag_test_fault ' $F"
