@@ -115,8 +115,12 @@ check_eq "load: the initialisation's two sites reached" \
 	"$(grep -c ' module:codetag_test_sweep func:codetag_test_sweep_init$' /tmp/sweep-load.rows)" 2
 outcome() { sed -n "${1}p" /tmp/sweep-load.rows | cut -d'|' -f1; }
 site() { sed -n "${1}p" /tmp/sweep-load.rows | cut -d'|' -f2 | awk '{ print $1 }'; }
+failed=$FAILED
 check_eq "load: the first allocation fails the load cleanly" "$(outcome 1)" clean
 check_eq "load: the second leaks" "$(outcome 2)" leaked
+# What the sweep found kept, for a failure above.
+[ "$FAILED" = "$failed" ] ||
+	sed -n '/^OUTCOME /,$p' /tmp/sweep-load | grep -v '^  | ' | head -80 | detail
 if [ "$K612" ]; then
 	# Upstream keeps a module that unloads with live allocations, and
 	# drops its sites from /proc/allocinfo: what the leak keeps is the
