@@ -6,7 +6,8 @@
  *
  * Maps MIB MiB of anonymous memory (with "shmem", of a memfd, shared), advises it (nohuge: MADV_NOHUGEPAGE,
  * merge: MADV_MERGEABLE for KSM), writes every page (each with its own
- * pattern, or with "same" all alike, so that KSM can merge them), with
+ * pattern, or with "same" alike in runs of SAME_RUN pages, so that KSM can
+ * merge them), with
  * "huge" advises MADV_HUGEPAGE only then (for khugepaged to collapse the
  * small pages), with "collapse" collapses them itself (MADV_COLLAPSE) and
  * prints "collapsed", then prints "ready" and waits. SIGUSR1 makes it read every
@@ -50,9 +51,19 @@ static void on_term(int sig)
 	stop_asked = 1;
 }
 
+/*
+ * KSM shares one page among at most max_page_sharing (256 by default)
+ * mappings; beyond that it chains duplicate KSM pages, a few per full
+ * scan, so that all-alike memory merges at a rate of ksmd's choosing.
+ * Runs of 64 alike pages stay below the limit and merge in a few scans.
+ */
+#define SAME_RUN 64
+
 static unsigned long pattern(unsigned long page, int same)
 {
-	return same ? 0x5a5a5a5a5a5a5a5aUL : 0x9e3779b97f4a7c15UL * (page + 1);
+	if (same)
+		page /= SAME_RUN;
+	return 0x9e3779b97f4a7c15UL * (page + 1);
 }
 
 static void fill(unsigned long *p, unsigned long pages, int same)

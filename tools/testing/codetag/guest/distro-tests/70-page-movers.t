@@ -258,7 +258,8 @@ unhold
 # the one kept stays charged to it, and mm/ksm.c gains no page of it.
 # ksmd merges a page on the second scan that finds it unchanged: the
 # wait is for its full scans, not for a time, and what it saw is shown
-# if it merged too little.
+# if it merged too little. The holder's pages are alike in runs that no
+# KSM page's max_page_sharing limit splits into chains of duplicates.
 KSM=/sys/kernel/mm/ksm
 ksm() { cat $KSM/$1; }
 hold $MIB nohuge same merge
