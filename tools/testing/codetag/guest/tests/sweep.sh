@@ -105,6 +105,7 @@ rmmod codetag_test_sweep 2>/dev/null
 
 # The module's initialisation: each run loads it, the point armed through
 # its dynamic_fault= parameter, and it is unloaded after the run.
+dmesg_mark
 sweep load /tmp/sweep-load --load /modules/codetag_test_sweep.ko
 rc=$?
 check "load: the sweep reports findings (exit 1)" [ $rc -eq 1 ]
@@ -118,9 +119,15 @@ site() { sed -n "${1}p" /tmp/sweep-load.rows | cut -d'|' -f2 | awk '{ print $1 }
 failed=$FAILED
 check_eq "load: the first allocation fails the load cleanly" "$(outcome 1)" clean
 check_eq "load: the second leaks" "$(outcome 2)" leaked
-# What the sweep found kept, for a failure above.
-[ "$FAILED" = "$failed" ] ||
+# What the sweep found kept, for a failure above; and, from the kernel,
+# each load's arming, each unload that kept the module's tags with what
+# was still live then, and the module's sites that still hold something.
+if [ "$FAILED" != "$failed" ]; then
 	sed -n '/^OUTCOME /,$p' /tmp/sweep-load | grep -v '^  | ' | head -80 | detail
+	dmesg_since | grep -E 'codetag_test_sweep: (unloaded|dynamic_fault=|last allocation)' |
+		head -40 | detail
+	grep 'codetag_test_sweep' /proc/allocinfo | head -20 | detail
+fi
 if [ "$K612" ]; then
 	# Upstream keeps a module that unloads with live allocations, and
 	# drops its sites from /proc/allocinfo: what the leak keeps is the
