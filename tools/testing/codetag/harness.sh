@@ -109,14 +109,31 @@ arch_of() {
 	esac
 }
 
+# nm_of PREFIX: GNU nm with gcc's LTO plugin named, for kbuild's NM. Left
+# to itself, nm loads every plugin in /usr/lib/bfd-plugins to identify an
+# object, LLVMgold among them where LLVM's linker tools are installed (as
+# clang-tidy brings them): some 60 ms for each of the thousands of objects
+# that kbuild runs nm on (scripts/check-local-export), a third of a build
+# whose objects ccache has. gcc's own plugin is all a gcc-built kernel
+# needs, and with it named nm loads no other.
+nm_of() {
+	local plugin
+	plugin=$("${1}gcc" -print-file-name=liblto_plugin.so 2>/dev/null)
+	case $plugin in
+	/*)	echo "${1}nm --plugin $plugin" ;;
+	*)	echo "${1}nm" ;;
+	esac
+}
+
 # kmake FLAVOR MAKE-ARGUMENTS...: make for flavor's architecture.
 kmake() {
 	local flavor=$1
 	shift
 	case $(arch_of "$flavor") in
 	arm64)	make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-			CC="ccache aarch64-linux-gnu-gcc" "$@" ;;
-	*)	make CC="$CC_WRAP" "$@" ;;
+			CC="ccache aarch64-linux-gnu-gcc" \
+			NM="$(nm_of aarch64-linux-gnu-)" "$@" ;;
+	*)	make CC="$CC_WRAP" NM="$(nm_of "")" "$@" ;;
 	esac
 }
 
@@ -821,7 +838,7 @@ cmd_boot() {
 # tracepoints, through which a test forces the interleaving of a race in
 # __free_pages(); the others run without them, as shipped.
 cmd_kunit() {
-	local dir=out-kunit extra=() cc=$CC_WRAP
+	local dir=out-kunit extra=() cc=$CC_WRAP nm
 
 	cd "$SRC"
 	case ${1:-} in
@@ -832,6 +849,7 @@ cmd_kunit() {
 		extra=(--kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n 'alloc_tag*') ;;
 	arm64)	dir=out-kunit-arm64
 		cc="ccache aarch64-linux-gnu-gcc"
+		nm=$(nm_of aarch64-linux-gnu-)
 		extra=(--arch=arm64 --cross_compile=aarch64-linux-gnu-
 		       --kconfig_add CONFIG_CODETAG_DYNAMIC_FAULT=n
 		       --kconfig_add CONFIG_MEM_ALLOC_PROFILING_PAGE_EXT=n
@@ -843,10 +861,11 @@ cmd_kunit() {
 		       --qemu_args "-smp 2") ;;
 	*)	die "unknown KUnit variant '$1'" ;;
 	esac
+	nm=${nm:-$(nm_of "")}
 	./tools/testing/kunit/kunit.py run \
 		--kunitconfig=lib/codetag/kunit/.kunitconfig \
 		--build_dir="$dir" --jobs="$JOBS" --timeout=600 \
-		--make_options CC="$cc" "${extra[@]}"
+		--make_options CC="$cc" --make_options NM="$nm" "${extra[@]}"
 }
 
 # Files the series touches, for "make patch".
