@@ -477,10 +477,16 @@ build_modules() {
 
 # The Debian root filesystem as a tarball, from the packages in
 # rootfs/packages and the machine's own apt sources; rebuilt only when the
-# list changes.
+# list or the sources change. Like the compiler cache, a copy is kept
+# outside build/ (CODETAG_ROOTFS_CACHE), so that a fresh clone on the same
+# machine does not run mmdebstrap again.
+ROOTFS_CACHE=${CODETAG_ROOTFS_CACHE:-${HOME:-/root}/.cache/codetag-rootfs}
+ROOTFS_SOURCES=/etc/apt/sources.list.d/debian.sources
+
 cmd_rootfs() {
-	local list=$HARNESS/rootfs/packages want
-	want=$(sha1sum < "$list" | cut -d' ' -f1)
+	local list=$HARNESS/rootfs/packages want cached
+	want=$(cat "$list" "$ROOTFS_SOURCES" | sha1sum | cut -d' ' -f1)
+	cached=$ROOTFS_CACHE/rootfs-$want.tar
 	mkdir -p "$B"
 	# The distro flavours' images share it: one makes it, the others wait.
 	exec 8> "$SHARED/.lock-rootfs"
@@ -488,12 +494,21 @@ cmd_rootfs() {
 	if [ -f "$SHARED/rootfs.tar" ] && [ "$(cat "$SHARED/rootfs.tar.list" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
-	log "making the Debian root filesystem (mmdebstrap)"
 	rm -f "$SHARED/rootfs.tar" "$SHARED/rootfs.tar.list"
-	mmdebstrap --variant=minbase --format=tar \
-		--include="$(sed -e 's/#.*//' -e '/^$/d' "$list" | paste -sd,)" \
-		bookworm "$SHARED/rootfs.tar.tmp" - \
-		< /etc/apt/sources.list.d/debian.sources >&2
+	if [ -f "$cached" ]; then
+		log "the Debian root filesystem from ${cached#"${HOME:-/root}/"}"
+		cp "$cached" "$SHARED/rootfs.tar.tmp"
+	else
+		log "making the Debian root filesystem (mmdebstrap)"
+		mmdebstrap --variant=minbase --format=tar \
+			--include="$(sed -e 's/#.*//' -e '/^$/d' "$list" | paste -sd,)" \
+			bookworm "$SHARED/rootfs.tar.tmp" - \
+			< "$ROOTFS_SOURCES" >&2
+		# One tarball kept: an older list's is of no further use.
+		mkdir -p "$ROOTFS_CACHE"
+		rm -f "$ROOTFS_CACHE"/rootfs-*.tar
+		cp "$SHARED/rootfs.tar.tmp" "$cached.tmp" && mv "$cached.tmp" "$cached"
+	fi
 	mv "$SHARED/rootfs.tar.tmp" "$SHARED/rootfs.tar"
 	echo "$want" > "$SHARED/rootfs.tar.list"
 }
