@@ -25,19 +25,25 @@ check "KFENCE is on" sh -c "[ -f $KO ] && [ \$(cat $SI) -gt 0 ]"
 leak_line() {
 	awk '$NF == "func:leak_objects" && / \[codetag_test_leak\] / { print $1, $2 }' $P
 }
-# KFENCE's objects allocated by the leaking line: "live freed". Not the
-# slab vectors the line's kmalloc() calls allocate for new slabs, which
-# have the line on their stacks too and live as long as their slabs.
+# KFENCE's objects allocated by the leaking line: "live freed". Only its
+# SIZE-byte objects: not the slab vectors the line's kmalloc() calls
+# allocate for new slabs, which have the line on their stacks too and
+# live as long as their slabs, nor anything else allocated beneath it.
+# With an argument, the records of the live ones, for the log.
 ours() {
-	awk 'function flush() {
-		if (mine && !vector) { if (freed) f++; else l++ }
-		mine = vector = freed = 0
+	awk -v size=$SIZE -v show="${1:-}" 'function flush() {
+		if (mine && sized && !vector) {
+			if (freed) f++
+			else { l++; if (show) printf "%s", rec }
+		}
+		mine = vector = freed = sized = 0; rec = ""
 	     }
-	     /^kfence-#/ { flush() }
+	     /^kfence-#/ { flush(); sized = index($0, ", size=" size ",") > 0 }
+	     { rec = rec $0 "\n" }
 	     /^freed by task/ { freed = 1 }
 	     / alloc_slab_obj_exts\+0x/ && !freed { vector = 1 }
 	     / leak_objects\+0x/ && !freed { mine = 1 }
-	     END { flush(); printf "%d %d\n", l, f }' $KO
+	     END { flush(); if (!show) printf "%d %d\n", l, f }' $KO
 }
 
 insmod $M/codetag_test_holder.ko
@@ -61,6 +67,7 @@ echo 1 > $D/codetag_test_holder
 check_eq "freed, KFENCE's objects too, the line holds nothing" "$(leak_line)" "0 0"
 set -- $(ours)
 check_eq "KFENCE's objects of the line are freed" "$1" 0
+[ "$1" -eq 0 ] || ours records | head -60 | detail
 check "no site went negative" no_negative_sites
 rmmod codetag_test_leak
 rmmod codetag_test_holder
