@@ -628,6 +628,43 @@ tool_layer() {
 	"$HARNESS/tool/run.sh" "$out/inst/usr/bin/codetag" "$B/linux" \
 		"$out/work" 2>&1 |
 		host_results tool
+	splats_filter_checks
+}
+
+# The splat filter both the guest and the host read logs with
+# (guest/tests/splats.awk), on a console of a guest whose check names
+# mention KASAN and a WARNING: a report is one whatever its kind, a TAP
+# line never is, and an allocation failure's stack passes only where
+# faults are injected on purpose.
+splats_filter_checks() {
+	local awk=$HARNESS/guest/tests/splats.awk in=$B/splats-console.txt
+
+	cat > "$in" <<-'EOF'
+	ok - 100 load/unload cycles all succeed under KASAN and lockdep
+	not ok - no WARNING: in the log
+	# the first KASAN report, if any
+	[   41.512034] BUG: KASAN: slab-use-after-free in codetag_test_leak+0x1c/0x40
+	[   42.100100] KASAN: null-ptr-deref in range [0x0000000000000010-0x0000000000000017]
+	[   50.123456] kworker/0:1: page allocation failure: order:0, mode:0x0(), nodemask=(null)
+	[   50.123499] Call Trace:
+	EOF
+	sed -i 's/\\r$/\r/' "$in"
+	local got
+	got=$(awk -v allowed=0 -f "$awk" "$in" | cut -c16-)
+	if [ "$got" = "BUG: KASAN: slab-use-after-free in codetag_test_leak+0x1c/0x40
+KASAN: null-ptr-deref in range [0x0000000000000010-0x0000000000000017]
+Call Trace:" ]; then
+		pass "splats.awk: reports are splats, the guest's TAP lines are not"
+	else
+		fail "splats.awk: reports are splats, the guest's TAP lines are not"
+		printf '%s\n' "$got" | sed 's/^/#   /'
+	fi
+	got=$(awk -v allowed=1 -f "$awk" "$in" | grep -c "Call Trace")
+	if [ "$got" = 0 ]; then
+		pass "splats.awk: an injected allocation failure's stack is allowed"
+	else
+		fail "splats.awk: an injected allocation failure's stack is allowed"
+	fi
 }
 
 # The 6.12 tree is unpacked by prebuild, and the 6.12 layers of both
