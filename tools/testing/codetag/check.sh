@@ -637,12 +637,13 @@ tool_layer() {
 # files or from process substitution instead; this keeps it so.
 results_counted_check() {
 	local what="check.sh: no results are read in a pipeline's subshell"
+	local piped
 
-	if grep -Pzo '(?<!\|)\|(?!\|)[ \t]*(\\?\n[ \t]*)?[a-z_]*results\b' \
-		"$HARNESS/check.sh" | tr '\0' '\n' | grep -q .; then
+	piped=$(grep -Pzo '(?<!\|)\|(?!\|)[ \t]*(\\?\n[ \t]*)?[a-z_]*results\b' \
+		"$HARNESS/check.sh" | tr '\0' '\n')
+	if [ -n "$piped" ]; then
 		fail "$what"
-		grep -Pzo '(?<!\|)\|(?!\|)[ \t]*(\\?\n[ \t]*)?[a-z_]*results\b' \
-			"$HARNESS/check.sh" | tr '\0' '\n' | sed 's/^/#   /'
+		printf '%s\n' "$piped" | sed 's/^/#   /'
 	else
 		pass "$what"
 	fi
