@@ -16,6 +16,8 @@ M=/modules
 KO=$D/kfence/objects
 SI=/sys/module/kfence/parameters/sample_interval
 SIZE=128
+# What each object is charged: its cache's stride.
+STRIDE=$(cat /sys/kernel/slab/kmalloc-$SIZE/slab_size)
 
 check "KFENCE is on" sh -c "[ -f $KO ] && [ \$(cat $SI) -gt 0 ]"
 [ -f $KO ] || exit 1
@@ -61,7 +63,7 @@ echo "$saved" > $SI
 set -- $(ours)
 check "KFENCE served some of the $n objects ($1 of them)" [ "$1" -ge 1 ]
 check_eq "the line counts every object, KFENCE's too" "$(leak_line)" \
-	"$((n * SIZE)) $n"
+	"$((n * STRIDE)) $n"
 
 echo 1 > $D/codetag_test_holder
 check_eq "freed, KFENCE's objects too, the line holds nothing" "$(leak_line)" "0 0"

@@ -94,17 +94,20 @@ check_eq "a leak of 16 pages shows on the leaking line" "${l1%% *} $(echo $l1 | 
 check_eq "... and grows to 32 pages" "${l2%% *} $(echo $l2 | cut -d' ' -f2)" "128KiB 32"
 check "allocinfo names the module in brackets" \
 	grep -Eq '^ +131072 +32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ \[codetag_test_leak\] func:leak_pages$' $P
-check "a slab leak grows on its own line: 32 objects of 128 bytes" \
-	grep -Eq '^4KiB 32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ module:codetag_test_leak func:leak_objects$' $A
+# A slab object is charged its cache's stride: 128 bytes for kmalloc(128),
+# more where KASAN or SLUB's debugging add to each object.
+stride=$(cat /sys/kernel/slab/kmalloc-128/slab_size)
+check "a slab leak grows on its own line: 32 objects of kmalloc-128's $stride bytes" \
+	grep -Eq "^$((32 * stride >> 10))KiB 32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ module:codetag_test_leak func:leak_objects\$" $A
 
 # Unloaded with live allocations: kept, logged, marked; freed later.
 dmesg_mark
 rmmod codetag_test_leak
 check "unloading with live allocations is logged with the bytes" \
-	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_leak: unloaded with 135168 bytes in 64 allocations still live'"
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'codetag_test_leak: unloaded with $((131072 + 32 * stride)) bytes in 64 allocations still live'"
 check "its sites stay listed, marked [unloaded]" \
 	sh -c "grep -q '^128KiB 32 .*module:codetag_test_leak func:leak_pages \[unloaded\]$' $A &&
-	       grep -q '^4KiB 32 .*module:codetag_test_leak func:leak_objects \[unloaded\]$' $A"
+	       grep -q '^$((32 * stride >> 10))KiB 32 .*module:codetag_test_leak func:leak_objects \[unloaded\]$' $A"
 echo 1 > $D/codetag_test_holder
 # The kept tags go 5 s after the unload at the earliest, once all is
 # freed: on a slow guest, that may be before this reading. Their release
