@@ -16,8 +16,7 @@ M=/modules
 KO=$D/kfence/objects
 SI=/sys/module/kfence/parameters/sample_interval
 SIZE=128
-# What each object is charged: its cache's stride.
-STRIDE=$(cat /sys/kernel/slab/kmalloc-$SIZE/slab_size)
+STRIDE=$(kmalloc_stride $SIZE)
 
 check "KFENCE is on" sh -c "[ -f $KO ] && [ \$(cat $SI) -gt 0 ]"
 [ -f $KO ] || exit 1

@@ -94,9 +94,7 @@ check_eq "a leak of 16 pages shows on the leaking line" "${l1%% *} $(echo $l1 | 
 check_eq "... and grows to 32 pages" "${l2%% *} $(echo $l2 | cut -d' ' -f2)" "128KiB 32"
 check "allocinfo names the module in brackets" \
 	grep -Eq '^ +131072 +32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ \[codetag_test_leak\] func:leak_pages$' $P
-# A slab object is charged its cache's stride: 128 bytes for kmalloc(128),
-# more where KASAN or SLUB's debugging add to each object.
-stride=$(cat /sys/kernel/slab/kmalloc-128/slab_size)
+stride=$(kmalloc_stride 128)
 check "a slab leak grows on its own line: 32 objects of kmalloc-128's $stride bytes" \
 	grep -Eq "^$((32 * stride >> 10))KiB 32 tools/testing/codetag/modules/codetag_test_leak.c:[0-9]+ module:codetag_test_leak func:leak_objects\$" $A
 

@@ -130,8 +130,7 @@ cat $C > /tmp/ctx
 cat /tmp/ctx
 ctx_blocks /tmp/ctx > /tmp/ctx.lines
 check_eq "one context per new leaked object" "$(wc -l < /tmp/ctx.lines)" 3
-# The size an object is charged: kmalloc-128's stride, larger with KASAN.
-stride=$(cat /sys/kernel/slab/kmalloc-128/slab_size)
+stride=$(kmalloc_stride 128)
 check "each names the leaker: size $stride, its pid and comm, the write path into the module" \
 	awk -v p="$leaker" -v s="$stride" '$1 != s || $2 != p || $3 != p || $4 != "sh" ||
 		!/\|leak_objects\+0x[0-9a-f]+\/0x[0-9a-f]+ \[codetag_test_leak\]\|/ ||

@@ -190,6 +190,11 @@ negative_sites() {
 		grep '^negative ' $1 | cut -d' ' -f4- | sort
 	fi
 }
+# kmalloc_stride SIZE: what an object of kmalloc-SIZE is charged, its
+# cache's stride: SIZE, or more where KASAN or SLUB's debugging add to
+# each object.
+kmalloc_stride() { cat /sys/kernel/slab/kmalloc-$1/slab_size; }
+
 no_negative_sites() {
 	_s=/sys/kernel/debug/alloc_tags.summary
 	if [ -z "$K612" ]; then

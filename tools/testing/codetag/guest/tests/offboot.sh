@@ -45,8 +45,7 @@ insmod $M/codetag_test_leak.ko
 echo 16 > $D/codetag_test_leak
 check "16 pages leaked after switching on are charged: 64KiB 16" \
 	grep -q '^64KiB 16 .*module:codetag_test_leak func:leak_pages$' $A
-# Each charged kmalloc-128's stride: 128 bytes, more with KASAN.
-stride=$(cat /sys/kernel/slab/kmalloc-128/slab_size)
+stride=$(kmalloc_stride 128)
 check "16 objects leaked after switching on are charged: $((16 * stride >> 10))KiB 16" \
 	grep -q "^$((16 * stride >> 10))KiB 16 .*module:codetag_test_leak func:leak_objects\$" $A
 check "their slabs got vectors of tags" [ "$(vector_bytes)" -gt 0 ]

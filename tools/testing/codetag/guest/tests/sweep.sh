@@ -69,11 +69,8 @@ failed=$FAILED
 check_eq "planted: the first allocation fails cleanly" "$(outcome 1)" clean
 check_eq "planted: the second leaks" "$(outcome 2)" leaked
 head_site=$(site 1 | awk '{ print $1 }')
-# A kmalloc() is charged its cache's stride: larger than the size asked
-# for with KASAN (the debug guest).
-stride() { cat /sys/kernel/slab/kmalloc-$1/slab_size; }
 check "... the first allocation's 64 bytes, once, at $head_site" \
-	grep -q "^  keeps $(stride 64)B in 1 call: $head_site \[codetag_test_sweep\] func:sweep_op\$" /tmp/sweep-planted
+	grep -q "^  keeps $(kmalloc_stride 64)B in 1 call: $head_site \[codetag_test_sweep\] func:sweep_op\$" /tmp/sweep-planted
 check "... and alloc_tags.ctx names who allocated them: sweep_op, from a write" \
 	sh -c "sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^      sweep_op+' &&
 	       sed -n '/^leaked: /,/reproduce:/p' /tmp/sweep-planted | grep -q '^    comm: sh\$'"
@@ -141,7 +138,7 @@ else
 	# Twice: busybox's insmod tries init_module() when finit_module()
 	# fails, and each load takes the parameter afresh.
 	check "... the first allocation's 96 bytes, once per load attempt, at $(site 1)" \
-		grep -q "^  keeps $((2 * $(stride 96)))B in 2 calls: $(site 1) \[codetag_test_sweep\] func:codetag_test_sweep_init\$" /tmp/sweep-load
+		grep -q "^  keeps $((2 * $(kmalloc_stride 96)))B in 2 calls: $(site 1) \[codetag_test_sweep\] func:codetag_test_sweep_init\$" /tmp/sweep-load
 	check "... and the tags the failed load keeps for them, in module_alloc()'s area" \
 		grep -q "^  keeps .* in 2 calls: arch/x86/kernel/module.c:[0-9]* func:module_alloc\$" /tmp/sweep-load
 fi
