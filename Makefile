@@ -8,7 +8,8 @@
 #                FLAVOR=distro boots Debian's configuration and root instead
 #   make soak    SOAK_SECONDS (3600) of stress with faults injected on the
 #                distro debug kernel; results in build/soak-distro-debug.txt;
-#                and the arm64 KASAN_HW_TAGS kernel built
+#                the KUnit suites on arm64 with tag-based KASAN and without
+#                fault points; and the arm64 KASAN_HW_TAGS kernel built
 #   make bench   instructions per allocate+free pair (qemu -icount)
 #   make sweep   codetag sweep on real 6.1 code in the distro debug kernel
 #                (hours); SWEEPS=ext4,loop for some workloads only
@@ -31,8 +32,9 @@ SOAK_SECONDS ?= 3600
 demo:
 	@$(H)/demo.sh
 
+# LAYERS="kunit guest" runs only those layers (check.sh lists them).
 check:
-	@$(H)/check.sh
+	@LAYERS="$(LAYERS)" $(H)/check.sh
 
 shell:
 	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
@@ -41,7 +43,7 @@ shell:
 
 soak:
 	@$(H)/harness.sh deps && $(H)/harness.sh tree && \
-	 $(H)/harness.sh kernel arm64-hwtags && \
+	 $(H)/harness.sh kernel arm64-hwtags && $(H)/harness.sh kunit arm64 && \
 	 $(H)/harness.sh kernel distro-debug && $(H)/harness.sh initramfs distro-debug && \
 	 CODETAG_SOAK_SECONDS=$(SOAK_SECONDS) $(H)/harness.sh boot distro-debug soak; \
 	 cat build/soak-distro-debug.txt

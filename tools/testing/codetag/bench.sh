@@ -47,6 +47,10 @@
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# The kernels measured without the KUnit suites that make check's
+# kernels carry, in object trees of their own (harness.sh out_dir()).
+export CODETAG_BENCH=1
+
 PART=${1:-all}
 case $PART in
 micro|arm64|6.12|distro|distro612|all) ;;

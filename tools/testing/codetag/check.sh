@@ -4,9 +4,14 @@
 # "make check": every test layer, one "ok"/"not ok" line per check, and a
 # last line "N passed, N failed". Exits non-zero if anything failed.
 #
+# LAYERS="kunit guest" (words or commas) runs only the layers it names,
+# for iteration: kunit, tool, guest, w1, compile-fail, distro, static,
+# patch, series, arm64, debug, soak, and 6.12 (or one of its layers:
+# 6.12-guest, 6.12-distro, 6.12-arm64, 6.12-static). The last line still
+# counts what ran; the line before it says which layers did not.
+#
 # Build output goes to build/logs/; a failing step prints the tail of its
-# log. CODETAG_CHECK_SKIP="debug patch" leaves layers out while developing;
-# the layers left out are reported as failed, never as passed.
+# log. The time of every kernel build and every boot is printed at the end.
 
 set -uo pipefail
 
@@ -30,28 +35,50 @@ step() {
 	if "$@" > "$log" 2>&1; then
 		pass "$name"
 		echo "#   ($((SECONDS - t0)) s)"
+		record_step "$name" $((SECONDS - t0))
 		return 0
 	fi
+	record_step "$name" $((SECONDS - t0))
 	fail "$name (log: ${log#$ROOT/})"
 	tail -25 "$log" | sed 's/^/#   /'
 	return 1
 }
 
+# record_step NAME SECONDS: a step that builds a kernel or a boot image
+# is a build in the table of times; the others are host checks.
+record_step() {
+	case $1 in
+	*"kernel builds"|*"boot image build"|*"root image"|*"tree unpacked"*)
+		record build "$1" "$2" ;;
+	*)	record host "$1" "$2" ;;
+	esac
+}
+
 # timed NAME COMMAND...: run COMMAND, then say how long it took, so that
-# a slow run shows where its time went.
+# a slow run shows where its time went (the layer's wall time, its
+# builds and boots included).
 timed() {
 	local name=$1 t0=$SECONDS
 	shift
 	"$@"
 	echo "# $name: $((SECONDS - t0)) s"
-	echo "$name: $((SECONDS - t0)) s" >> "$LOGS/layer-times"
+	# A layer left out by LAYERS takes no time, and is no row.
+	[ $((SECONDS - t0)) -eq 0 ] || record layer "$name" $((SECONDS - t0))
+}
+
+# timed_build NAME COMMAND...: a build run in the background, for the table.
+timed_build() {
+	local name=$1 t0=$SECONDS
+	shift
+	"$@"
+	record build "$name" $((SECONDS - t0))
 }
 
 # timed_boot FLAVOR MODE: harness.sh boot, its time kept for the summary.
 timed_boot() {
 	local t0=$SECONDS
 	"$H" boot "$@"
-	echo "boot $1 $2: $((SECONDS - t0)) s" >> "$LOGS/layer-times"
+	record boot "${KLABEL:-}$1 $2" $((SECONDS - t0))
 }
 
 # The tree that KERNEL (6.1 by default) is built from.
@@ -62,15 +89,35 @@ tree_of() {
 	esac
 }
 
-# left_out LAYER: CODETAG_CHECK_SKIP names LAYER.
-left_out() {
-	case " ${CODETAG_CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac
+LAYERS=$(echo "${LAYERS:-}" | tr ',' ' ')
+ALL_LAYERS="kunit tool guest w1 compile-fail distro static patch series arm64 debug soak 6.12-guest 6.12-distro 6.12-arm64 6.12-static"
+for l in $LAYERS; do
+	case " $ALL_LAYERS 6.12 " in
+	*" $l "*) ;;
+	*)	echo "make check: LAYERS: unknown layer '$l' (known: $ALL_LAYERS 6.12)" >&2
+		exit 2 ;;
+	esac
+done
+
+# selected LAYER: LAYERS is empty (every layer) or names LAYER; "6.12"
+# names each of the 6.12 layers.
+selected() {
+	[ -z "$LAYERS" ] && return 0
+	case " $LAYERS " in *" $1 "*) return 0 ;; esac
+	case $1 in 6.12*) case " $LAYERS " in *" 6.12 "*) return 0 ;; esac ;; esac
 	return 1
 }
-# skipped LAYER: LAYER is left out, and reported as failed for it.
+left_out() { ! selected "$1"; }
+# skipped LAYER: LAYER is not selected; said, not counted.
 skipped() {
-	left_out "$1" || return 1
-	fail "$1: skipped by CODETAG_CHECK_SKIP"
+	selected "$1" && return 1
+	echo "# $1: not in LAYERS"
+	return 0
+}
+
+# record KIND NAME SECONDS: one row of the closing table of times.
+record() {
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$LOGS/layer-times"
 }
 
 # Results of a guest run: its ok/not ok lines, a complete run, a clean
@@ -163,6 +210,8 @@ guest_layer() {
 	local flavor=$1
 	skipped "$flavor" && return
 	step "$flavor: kernel builds" "kernel-$flavor" "$H" kernel "$flavor" || return
+	kunit_flavor "$flavor" && [ "$flavor" != debug ] &&
+		codetag_warnings "$flavor" "$LOGS/kernel-$flavor.log"
 	case $flavor in
 	distro*) step "$flavor: no new warnings (each file that warns, built in 6.1 too)" \
 			"warnings-$flavor" "$H" warnings "$flavor" ;;
@@ -171,6 +220,7 @@ guest_layer() {
 		"$H" initramfs "$flavor" || return
 	timed_boot "$flavor" test > "$LOGS/boot-$flavor.log" 2>&1
 	guest_results "$flavor"
+	kunit_flavor "$flavor" && kunit_boot "$flavor"
 	# A second boot with profiling off: tags never live, then switched on.
 	timed_boot "$flavor" offboot > "$LOGS/boot-$flavor-offboot.log" 2>&1
 	guest_results "$flavor" offboot
@@ -225,73 +275,96 @@ soak_layer() {
 	guest_results "$flavor" soak
 }
 
-# A gcc warning in a file of the codetag core or its applications.
-# On 6.12 also the core's lib/codetag.c and lib/codetag_control.c.
-CODETAG_WARNING='(lib|include/linux)/codetag(/[^ ]*|[^/ ]*\.[ch]):[0-9]+:[0-9]+: warning:'
+# The KUnit suites are built into kernels that make check boots anyway,
+# and run before init in a boot of their own (kunit.enable=1), as kernel
+# CI systems run them, instead of in kernels of their own (UML, arm64):
+# a boot of its own, so that no test finds what the suites left. 6.1's
+# in the guest (page tags in page->flags, fault points), the arm64 guest
+# (arm64's page->flags; two vCPUs on two host threads, which the flag
+# writers' race needs), the distro kernel (Debian's NUMA configuration,
+# where page tags go to page_ext) and the debug kernel (only the case
+# that needs its page reference tracepoints); 6.12's in its guest.
+# harness.sh boot's kunit mode says which suites each one runs.
+kunit_flavor() {
+	case ${KERNEL:-6.1}:$1 in
+	6.1:guest|6.1:arm64|6.1:distro|6.1:debug|6.12:guest) return 0 ;;
+	esac
+	return 1
+}
 
-# One kunit.py run: $1 names it in the results, $2 is harness.sh kunit's
-# variant (none for all suites with every option).
-kunit_run() {
-	local name=$1 variant=${2:-} log=$LOGS/$1.log line n=0
-	"$H" kunit $variant > "$log" 2>&1
-	local rc=$?
+# The one case the debug kernel runs (harness.sh boot names it too).
+KUNIT_DEBUG_CASE=alloc_tag_test_free_tail_race
+
+# kunit_results NAME CONSOLE [CASE]: the suites' results on a guest's
+# console, parsed by the tree's kunit.py as it parses a kunit.py run's:
+# one check per case, a skipped case a failure, then one check that the
+# run completed. With CASE, that case is the only one expected.
+kunit_results() {
+	local name="$1 KUnit" console=$2 only=${3:-} log=$LOGS/$1-kunit.log
+	local line n=0 rc cases=
+	log=${log// /-}
+	tr -d '\r' < "$console" |
+		python3 "$(tree_of)/tools/testing/kunit/kunit.py" parse > "$log" 2>&1
+	rc=$?
 	# kunit.py prints "[PASSED] case" per test case; suite lines have "====".
 	while IFS= read -r line; do
 		case $line in
 		*"===="*) ;;
-		*"] [PASSED] "*) pass "$name: ${line##*"] [PASSED] "}"; n=$((n + 1)) ;;
+		*"] [PASSED] "*) pass "$name: ${line##*"] [PASSED] "}"; n=$((n + 1))
+			cases="$cases ${line##*"] [PASSED] "}" ;;
 		*"] [FAILED] "*) fail "$name: ${line##*"] [FAILED] "}"; n=$((n + 1)) ;;
 		*"] [CRASHED] "*) fail "$name: ${line##*"] [CRASHED] "} crashed"; n=$((n + 1)) ;;
 		*"] [SKIPPED] "*) fail "$name: ${line##*"] [SKIPPED] "} was skipped"; n=$((n + 1)) ;;
 		esac
 	done < "$log"
-	if [ $rc -eq 0 ] && [ $n -gt 0 ]; then
+	if [ -n "$only" ] && [ "$cases" != " $only" ]; then
+		fail "$name: only $only ran, and passed (ran:${cases:- none})"
+	elif [ $rc -eq 0 ] && [ $n -gt 0 ]; then
 		pass "$name: run completed ($n cases)"
 	else
 		fail "$name: run failed (status $rc, $n cases; log: ${log#$ROOT/})"
 		grep -E "FAILED|CRASHED|Expected|error:" "$log" | head -30 | sed 's/^/#   /'
 	fi
-	# UML builds what the guests do not (no modules, no SMP): its
-	# warnings in codetag's own files count too. A clean clone builds
-	# out-kunit afresh, and ccache replays a cached file's warnings.
+}
+
+# kunit_boot FLAVOR: FLAVOR booted for its KUnit suites; their results
+# and a clean console.
+kunit_boot() {
+	local only=
+	[ "$1" = debug ] && only=$KUNIT_DEBUG_CASE
+	timed_boot "$1" kunit > "$LOGS/boot-$1-kunit.log" 2>&1
+	guest_results "$1" kunit
+	kunit_results "${KLABEL:-}$1" "$LOGS/boot-$1-kunit.log" $only
+}
+
+# A gcc warning in a file of the codetag core or its applications.
+# On 6.12 also the core's lib/codetag.c and lib/codetag_control.c.
+CODETAG_WARNING='(lib|include/linux)/codetag(/[^ ]*|[^/ ]*\.[ch]):[0-9]+:[0-9]+: warning:'
+
+# codetag_warnings NAME LOG: a kernel build's log (a clean clone builds
+# each object tree afresh, and ccache replays a cached file's warnings)
+# has no warning in codetag's own files, the KUnit suites' included.
+codetag_warnings() {
 	local warned
-	warned=$(grep -E "$CODETAG_WARNING" "$log" | sort -u)
+	warned=$(grep -E "$CODETAG_WARNING" "$2" | sort -u)
 	if [ -z "$warned" ]; then
-		pass "$name: no compiler warnings in codetag's files"
+		pass "$1: no compiler warnings in codetag's files"
 	else
-		fail "$name: compiler warnings in codetag's files (log: ${log#$ROOT/})"
+		fail "$1: compiler warnings in codetag's files (log: ${2#$ROOT/})"
 		echo "$warned" | head -20 | sed 's/^/#   /'
 	fi
 }
 
+# LAYERS=kunit without the guest layer: the guest kernel booted for its
+# KUnit suites alone (its init runs tests/kunit.sh only).
+# kunit_layer GUEST-LAYER: for the series whose guest layer is named.
 kunit_layer() {
-	skipped kunit && return
-	kunit_run kunit
-}
-
-# The suites again in an arm64 kernel under QEMU, with two CPUs and page
-# tags in page->flags, and without fault points: alloc_tags.ctx and the
-# profiling must not need them. The kernel also has software tag-based
-# KASAN, which keeps its own tag in page->flags, so fewer bits are left
-# there for page tags: its log must say where page tags went and hold no
-# splat. (It replaces a guest kernel of its own that booted
-# 20-alloc-tag.t with the same KASAN: the suites charge every family of
-# pages too.) Hardware tags (MTE) are not booted: 6.1.192 itself, without
-# this series, reports a slab-out-of-bounds in __kasan_slab_alloc() during
-# kmem_cache_init() and panics, so no KASAN_HW_TAGS kernel of it boots;
-# "make soak" builds one.
-kunit_arm64_layer() {
-	local name=kunit-arm64 console=$B/linux/out-kunit-arm64/test.log line
-	skipped arm64-kunit && return
-	kunit_run "$name" arm64
-	line=$(grep -m1 -E "alloc_tag: .*page tags are kept in" "$console")
-	case $line in
-	*"page tags are kept in page->flags"*)
-		pass "$name: with tag-based KASAN, the log says page tags went to page->flags: ${line#*alloc_tag: }" ;;
-	*)	fail "$name: with tag-based KASAN, the log says page tags went to page->flags"
-		grep -m3 "alloc_tag: " "$console" | sed 's/^/#   /' ;;
-	esac
-	console_clean "$name" "$console" 0
+	selected "$1" && return
+	step "${KLABEL:-}guest: kernel builds" "kernel-guest" "$H" kernel guest || return
+	codetag_warnings "${KLABEL:-}guest" "$LOGS/kernel-guest.log"
+	step "${KLABEL:-}guest: test modules and boot image build" "initramfs-guest" \
+		"$H" initramfs guest || return
+	kunit_boot guest
 }
 
 # checkpatch --strict on every patch of the series, every file it creates
@@ -302,7 +375,6 @@ kunit_arm64_layer() {
 # With KERNEL=6.12, the same for patches-6.12/, in the 6.12 tree.
 checkpatch_layer() {
 	local f out tree=$(tree_of) what="'patches/*.patch'" label=
-	skipped checkpatch && return
 	if [ "${KERNEL:-6.1}" = 6.12 ]; then
 		what="'patches-6.12/*.patch'"
 		label="6.12: "
@@ -336,7 +408,6 @@ checkpatch_layer() {
 # it must find none.
 errcode_check_layer() {
 	local dir=$HARNESS/errcode-check got want out rc
-	skipped errcode-check && return
 	got=$(cd "$dir" && python3 errcode-check.py fixture | sed -n 's/^\([^#][^:]*:[0-9]*\):.*/\1/p')
 	want=$(grep -o 'finding: line [0-9]*' "$dir/fixture/fs/refuse.c" |
 	       sed 's|finding: line |fs/refuse.c:|')
@@ -369,7 +440,6 @@ errcode_check_tree() {
 # On 6.12, also upstream's core files the series adds exports to.
 kerneldoc_layer() {
 	local f sym out missing="" tree=$(tree_of) label= files
-	skipped kernel-doc && return
 	files=$("$H" new-files | grep -E '^(lib/codetag[^/]*/[^/]*\.c|lib/codetag_[^/]*\.c|include/linux/codetag/.*\.h)$')
 	if [ "${KERNEL:-6.1}" = 6.12 ]; then
 		label="6.12: "
@@ -410,7 +480,6 @@ kerneldoc_layer() {
 # The documentation builds with Sphinx without a warning.
 docs_layer() {
 	local tree=$(tree_of) label= log=$LOGS/htmldocs.log out
-	skipped docs && return
 	if [ "${KERNEL:-6.1}" = 6.12 ]; then
 		label="6.12: "
 		log=$LOGS/htmldocs-6.12.log
@@ -457,23 +526,30 @@ TESTS_612=30-dynamic-fault.t,35-fault-points.t,40-time-stats.t,50-errcode.t,60-a
 # booted with the guest tests both series pass.
 boot_612() {
 	step "6.12 $1: kernel builds" "kernel-$1" "$H" kernel "$1" || return
+	kunit_flavor "$1" && codetag_warnings "6.12 $1" "$LOGS/kernel-$1.log"
 	step "6.12 $1: test modules and boot image build" "initramfs-$1" \
 		"$H" initramfs "$1" || return
 	CODETAG_APPEND="codetag.tests=$TESTS_612" \
 		timed_boot "$1" test > "$LOGS/boot-$1.log" 2>&1
 	guest_results "$1"
+	kunit_flavor "$1" && kunit_boot "$1"
 }
 
-# The small guest on 6.12, booted to run the guest tests that both series
-# pass so far (fault injection, latency statistics, error codes, the
-# tool, the control file fuzz and torture, on what 6.12 has), then codetag sweep in a boot of its own;
-# its files in build/6.12/.
+# The small guest on 6.12, booted to run its KUnit suites and the guest
+# tests that both series pass so far (fault injection, latency
+# statistics, error codes, the tool, the control file fuzz and torture,
+# on what 6.12 has), then codetag sweep in a boot of its own, and W=1 on
+# the series' files in its object tree; its files in build/6.12/.
 guest_612() {
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
+	skipped 6.12-guest && return
 	mkdir -p "$LOGS"
 	boot_612 guest || return
 	timed_boot guest sweep > "$LOGS/boot-guest-sweep.log" 2>&1
 	guest_results guest sweep
+	w1_check "6.12: W=1 build of the codetag files" "$LOGS/w1-6.12.log" \
+		-C "$B/linux" O="$B/linux/out-guest" \
+		lib/codetag.o lib/codetag_control.o lib/codetag/
 }
 
 # The 6.12 series on Debian's own 6.12 configuration, booted from the
@@ -492,31 +568,16 @@ distro_612() {
 	root_refusals distro
 }
 
-# The 6.12 series: its tree, its KUnit suites under UML, W=1 on its
-# files, the static checks (errcode-check on its tree among them), its
-# small guest, and make patch and git am, as for the 6.1 series.
-layers_612() {
-	local -x KERNEL=6.12
+# The 6.12 series' static checks, as for the 6.1 series: checkpatch,
+# kernel-doc, htmldocs, errcode-check on its tree, its tool the 6.1
+# series', make patch and git am.
+static_612() {
 	local tree=$B/6.12/linux
-	skipped 6.12 && return
-	if tree_612_wait; then
-		pass "6.12: tree unpacked, patches-6.12/series applied"
-	else
-		fail "6.12: tree unpacked, patches-6.12/series applied (log: build/logs/tree-6.12.log)"
-		tail -25 "$LOGS/tree-6.12.log" | sed 's/^/#   /'
-		return
-	fi
-	kunit_run kunit-6.12
-	# UML's objtree has every file of the series that builds so far.
-	w1_check "6.12: W=1 build of the codetag files" "$LOGS/w1-6.12.log" \
-		-C "$tree" ARCH=um O="$tree/out-kunit" \
-		lib/codetag.o lib/codetag_control.o lib/codetag/
+	skipped 6.12-static && return
 	checkpatch_layer
 	kerneldoc_layer
 	docs_layer
-	skipped errcode-check || errcode_check_tree "$tree" "6.12: "
-	guest_612
-	distro_612
+	errcode_check_tree "$tree" "6.12: "
 	# One tool for both kernels, so that the tool layer's host tests
 	# cover the 6.12 series' copy too.
 	if diff -r "$B/linux/tools/codetag" "$tree/tools/codetag" \
@@ -530,6 +591,34 @@ layers_612() {
 		patch-test-6.12 "$H" patch-test
 	step "6.12: patches-6.12/: git am applies the series to 6.12, and its last patch gives the tree built here" \
 		series-test-6.12 "$H" series-test
+}
+
+# Some 6.12 layer runs (LAYERS=kunit runs both series' suites).
+any_612() {
+	selected 6.12-guest || selected 6.12-distro || selected 6.12-arm64 ||
+		selected 6.12-static || selected kunit
+}
+
+# The 6.12 series in the first lane: its tree, the static checks, its
+# small guest (its KUnit suites among its tests), its distro kernel.
+layers_612() {
+	local -x KERNEL=6.12
+	any_612 || { echo "# 6.12: not in LAYERS"; return; }
+	if tree_612_wait; then
+		pass "6.12: tree unpacked, patches-6.12/series applied"
+	else
+		fail "6.12: tree unpacked, patches-6.12/series applied (log: build/logs/tree-6.12.log)"
+		tail -25 "$LOGS/tree-6.12.log" | sed 's/^/#   /'
+		return
+	fi
+	static_612
+	if selected kunit && ! selected 6.12-guest; then
+		local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
+		mkdir -p "$LOGS"
+		kunit_layer 6.12-guest
+	fi
+	guest_612
+	distro_612
 }
 
 # Build the sources in directory $1 as modules of the guest kernel, log in $2.
@@ -706,17 +795,21 @@ tree_612_wait() {
 # The 6.12 tree is unpacked first, for the 6.12 layers of both lanes, and
 # the 6.12 distro kernel built last, for the first lane's 6.12 layer.
 prebuild() {
-	if left_out 6.12; then
+	if ! any_612; then
 		tree_612_done skipped
-	elif KERNEL=6.12 "$H" tree > "$LOGS/tree-6.12.log" 2>&1; then
+	elif KERNEL=6.12 timed_build "6.12 tree unpacked, patches-6.12/series applied" \
+		"$H" tree > "$LOGS/tree-6.12.log" 2>&1; then
 		tree_612_done ok
 	else
 		tree_612_done failed
 	fi
-	left_out distro || timed "build distro" eval '"$H" kernel distro && "$H" rootfs'
-	left_out debug || timed "build debug" eval '"$H" kernel debug && "$H" initramfs debug'
-	left_out 6.12 || left_out 6.12-distro || [ "$(cat "$TREE_612_MARK")" != ok ] ||
-		KERNEL=6.12 timed "build 6.12 distro" "$H" kernel distro
+	{ left_out distro && left_out soak; } ||
+		timed_build "distro kernel and Debian root filesystem (background)" \
+		eval '"$H" kernel distro && "$H" rootfs'
+	left_out debug || timed_build "debug kernel and boot image (background)" \
+		eval '"$H" kernel debug && "$H" initramfs debug'
+	left_out 6.12-distro || [ "$(cat "$TREE_612_MARK")" != ok ] ||
+		KERNEL=6.12 timed_build "6.12 distro kernel (background)" "$H" kernel distro
 }
 
 # The 6.12 series' guest tests on arm64, whose system call return
@@ -725,7 +818,6 @@ prebuild() {
 arm64_612_layer() {
 	local -x KERNEL=6.12
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
-	left_out 6.12 && return
 	skipped 6.12-arm64 && return
 	if ! tree_612_wait; then
 		fail "6.12 arm64: the 6.12 tree is there"
@@ -739,18 +831,40 @@ arm64_612_layer() {
 # their own beside the others: TCG runs a guest's vCPUs in one host thread, so while
 # one guest boots on one core, another boots on the other. Their checks
 # are written to a file and reported after the first lane's. KASAN, UBSAN
-# and lockdep run every guest test on x86-64 (debug); on arm64, tag-based
-# KASAN runs the KUnit suites, and the code the two architectures do not
-# share is run by the arm64 guest and KUnit.
+# and lockdep run every guest test on x86-64 (debug); the code the two
+# architectures do not share is run by the arm64 guest and its KUnit
+# suites.
 arm64_lane() {
 	timed arm64 guest_layer arm64
-	timed "arm64 KUnit" kunit_arm64_layer
 	timed debug guest_layer debug
 	timed "6.12 arm64" arm64_612_layer
 	timed soak soak_layer
 }
 
-echo "# codetag: make check ($(date -u '+%F %T') UTC)"
+# The table of times: every kernel build and boot image, every boot,
+# every host check of more than a few seconds, and each layer's wall
+# time (its builds and boots included; the two lanes and the background
+# builds run side by side, so the rows add up to more than the run).
+times_table() {
+	local kind title
+	[ -f "$LOGS/layer-times" ] || return
+	for kind in build boot host layer; do
+		case $kind in
+		build)	title="builds (kernels, boot images, trees)" ;;
+		boot)	title="boots" ;;
+		host)	title="host checks of 10 s or more" ;;
+		layer)	title="layers (wall time, builds and boots included)" ;;
+		esac
+		awk -F'\t' -v k="$kind" -v t="$title" '
+		$1 == k && (k != "host" || $3 >= 10) {
+			if (!n++) printf "# %s:\n", t
+			printf "#   %6d s  %s\n", $3, $2; s += $3
+		}
+		END { if (n) printf "#   %6d s  in all\n", s }' "$LOGS/layer-times"
+	done
+}
+
+echo "# codetag: make check ($(date -u '+%F %T') UTC)${LAYERS:+, LAYERS=\"$LAYERS\"}"
 start=$(date +%s)
 rm -f "$LOGS/layer-times" "$TREE_612_MARK"
 step "host packages installed" deps "$H" deps &&
@@ -760,13 +874,14 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	prebuilder=$!
 	arm64_lane > "$LOGS/arm64-lane.out" 2>&1 &
 	arm64_laner=$!
-	timed kunit kunit_layer
 	timed tool tool_layer
+	selected kunit && ! selected guest && timed kunit kunit_layer guest
 	timed guest guest_layer guest
 	timed W=1 w1_layer
 	timed compile-fail compile_fail_layer
 	timed distro guest_layer distro
-	timed "static checks" eval "checkpatch_layer; kerneldoc_layer; docs_layer; errcode_check_layer"
+	skipped static ||
+		timed "static checks" eval "checkpatch_layer; kerneldoc_layer; docs_layer; errcode_check_layer"
 	skipped patch ||
 		timed "make patch" step "make patch: one diff applies to pristine 6.1 and gives the tree built here" \
 			patch-test "$H" patch-test
@@ -782,9 +897,10 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	FAIL=$((FAIL + $(grep -c '^not ok - ' "$LOGS/arm64-lane.out")))
 }
 # Where the time went, together at the end, where a truncated log
-# still shows it. The two lanes run side by side.
-[ -f "$LOGS/layer-times" ] &&
-	echo "# layer times: $(paste -sd, "$LOGS/layer-times" | sed 's/,/, /g')"
+# still shows it.
+times_table
 echo "# wall time: $(( $(date +%s) - start )) s"
+[ -n "$LAYERS" ] &&
+	echo "# LAYERS=\"$LAYERS\": the other layers did not run"
 echo "$PASS passed, $FAIL failed"
 [ $FAIL -eq 0 ]

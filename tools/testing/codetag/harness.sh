@@ -29,7 +29,9 @@
 #   harness.sh rootfs               Debian 12 root filesystem (mmdebstrap)
 #   harness.sh image FLAVOR         that root image alone
 #   harness.sh warnings FLAVOR      FLAVOR's warnings, each also in 6.1 alone
-#   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test, offboot
+#   harness.sh boot FLAVOR MODE     boot in QEMU; MODE is test (the
+#                                   KUnit suites too, where the kernel
+#                                   has them), kunit (those alone), offboot
 #                                   (tests of a boot with profiling off),
 #                                   never (with it off for good),
 #                                   soak (CODETAG_SOAK_SECONDS of stress on
@@ -242,7 +244,13 @@ cmd_tree() {
 # source file relative to it ("../mm/slub.c"), so no compiler command line
 # contains the clone's path and ccache reuses objects that another clone
 # of the repository compiled.
-out_dir() { echo "$(src_dir "$1")/out-$1"; }
+out_dir() {
+	local bench=
+	[ -n "${CODETAG_BENCH:-}" ] && case " $KUNIT_FLAVORS " in
+		*" $1 "*) bench=-bench ;;
+	esac
+	echo "$(src_dir "$1")/out-$1$bench"
+}
 
 # Upstream Linux 6.12, for make bench's side-by-side columns: Debian's
 # linux-source-6.12, unpacked as it is.
@@ -278,14 +286,34 @@ esac
 X86="$C/x86.config $C/guest.config"
 ARM64="$C/arm64.config $C/guest.config"
 
+# The KUnit suites, built into the kernels that make check boots (6.1:
+# guest, arm64, distro, debug; 6.12: guest) instead of kernels of their
+# own. make bench (CODETAG_BENCH=1) measures those flavours without them,
+# in object trees of their own (out_dir()), so that no figure counts them.
+case $KERNEL in
+6.1)	KUNIT_FLAVORS="guest arm64 distro debug"
+	KU=$C/kunit.config ;;
+*)	KUNIT_FLAVORS="guest"
+	KU=$C/kunit-$KERNEL.config ;;
+esac
+
+# has_kunit FLAVOR: FLAVOR's kernel carries the KUnit suites.
+has_kunit() {
+	[ -z "${CODETAG_BENCH:-}" ] || return 1
+	case " $KUNIT_FLAVORS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 fragments() {
+	local ku=
+	has_kunit "$1" && ku=$KU
 	case $1 in
-	guest)	echo "$X86 $CT" ;;
-	debug)	echo "$X86 $CT $C/debug.config" ;;
+	guest)	echo "$X86 $CT $ku" ;;
+	debug)	echo "$X86 $CT $ku $C/debug.config" ;;
 	nopro)	echo "$X86 $CT $C/no-profiling.config" ;;
 	nofault) echo "$X86 $CT $C/no-fault.config" ;;
 	noalloc) echo "$X86 $CT $C/no-alloc-profiling.config" ;;
-	arm64)	echo "$ARM64 $CT" ;;
+	arm64)	echo "$ARM64 $CT $ku" ;;
 	arm64-debug) echo "$ARM64 $CT $C/debug.config" ;;
 	arm64-swtags) echo "$ARM64 $CT $C/kasan-sw-tags.config" ;;
 	arm64-hwtags) echo "$ARM64 $CT $C/kasan-hw-tags.config" ;;
@@ -293,7 +321,7 @@ fragments() {
 	arm64-nofault) echo "$ARM64 $CT $C/no-fault.config" ;;
 	arm64-up612-nopro) echo "$ARM64 $C/upstream-no-profiling.config" ;;
 	arm64-up612) echo "$ARM64 $C/upstream-profiling.config" ;;
-	distro)	echo "$C/distro.config $CT" ;;
+	distro)	echo "$C/distro.config $CT $ku" ;;
 	distro-debug) echo "$C/distro.config $CT $C/debug.config" ;;
 	distro-nopro) echo "$C/distro.config $CT $C/no-profiling.config" ;;
 	distro-noalloc) echo "$C/distro.config $CT $C/no-alloc-profiling.config" ;;
@@ -723,6 +751,30 @@ cmd_boot() {
 		# Armed at boot, checked and disarmed by 30-dynamic-fault.t.
 		append="$append dynamic_fault=\"func alloc_vfsmnt probability 0\""
 		;;
+	kunit)	# The KUnit suites, before init, their results on the
+		# console; an RCU stall reported after two minutes, not
+		# after a busy host's 21 s, as the console must be clean.
+		limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
+		append="$append kunit.enable=1 rcupdate.rcu_cpu_stall_timeout=120"
+		case $KERNEL:$flavor in
+		6.1:debug)
+			# Only the case that needs its page reference
+			# tracepoints: another case plants the stale page
+			# reference that MEM_ALLOC_PROFILING_DEBUG reports.
+			append="$append kunit.filter_glob=alloc_tag.alloc_tag_test_free_tail_race" ;;
+		6.1:arm64)
+			# Every suite, on two vCPUs that run at once, each on
+			# a host thread of its own: the codetag suite's two
+			# writers of one tag's flags must really race. arm64
+			# patches a static branch with one instruction, which
+			# a vCPU sees whole, old or new, so the stale
+			# translations that make x86's int3 patching unsafe
+			# here do not arise.
+			tcg=,thread=multi ;;
+		6.1:*)	# Every suite but codetag, whose flag writers need
+			# two vCPUs that run at once (arm64's boot runs it).
+			append="$append kunit.filter_glob=[!c]*" ;;
+		esac ;;
 	offboot) limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
 		append="$append sysctl.vm.mem_profiling=0" ;;
 	never)	limit=${CODETAG_BOOT_TIMEOUT:-$tlimit}
