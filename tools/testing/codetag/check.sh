@@ -24,6 +24,8 @@ PASS=0
 FAIL=0
 
 mkdir -p "$LOGS"
+# harness.sh adds a row for each build it makes to the table of times.
+export CODETAG_TIMES=$LOGS/layer-times
 
 pass() { echo "ok - $*"; PASS=$((PASS + 1)); }
 fail() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
@@ -44,12 +46,12 @@ step() {
 	return 1
 }
 
-# record_step NAME SECONDS: a step that builds a kernel or a boot image
-# is a build in the table of times; the others are host checks.
+# record_step NAME SECONDS: a step's time in the table of times. harness.sh
+# records its builds itself (CODETAG_TIMES), without the time a step
+# waited for the background build of the same flavour.
 record_step() {
 	case $1 in
-	*"kernel builds"|*"boot image build"|*"root image"|*"tree unpacked"*)
-		record build "$1" "$2" ;;
+	*"kernel builds"|*"boot image build"|*"root image"|*"tree unpacked"*) ;;
 	*)	record host "$1" "$2" ;;
 	esac
 }
@@ -64,14 +66,6 @@ timed() {
 	echo "# $name: $((SECONDS - t0)) s"
 	# A layer left out by LAYERS takes no time, and is no row.
 	[ $((SECONDS - t0)) -eq 0 ] || record layer "$name" $((SECONDS - t0))
-}
-
-# timed_build NAME COMMAND...: a build run in the background, for the table.
-timed_build() {
-	local name=$1 t0=$SECONDS
-	shift
-	"$@"
-	record build "$name" $((SECONDS - t0))
 }
 
 # timed_boot FLAVOR MODE: harness.sh boot, its time kept for the summary.
@@ -117,7 +111,7 @@ skipped() {
 
 # record KIND NAME SECONDS: one row of the closing table of times.
 record() {
-	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$LOGS/layer-times"
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$CODETAG_TIMES"
 }
 
 # Results of a guest run: its ok/not ok lines, a complete run, a clean
@@ -797,19 +791,16 @@ tree_612_wait() {
 prebuild() {
 	if ! any_612; then
 		tree_612_done skipped
-	elif KERNEL=6.12 timed_build "6.12 tree unpacked, patches-6.12/series applied" \
-		"$H" tree > "$LOGS/tree-6.12.log" 2>&1; then
+	elif KERNEL=6.12 "$H" tree > "$LOGS/tree-6.12.log" 2>&1; then
 		tree_612_done ok
 	else
 		tree_612_done failed
 	fi
 	{ left_out distro && left_out soak; } ||
-		timed_build "distro kernel and Debian root filesystem (background)" \
-		eval '"$H" kernel distro && "$H" rootfs'
-	left_out debug || timed_build "debug kernel and boot image (background)" \
-		eval '"$H" kernel debug && "$H" initramfs debug'
+		{ "$H" kernel distro && "$H" rootfs; }
+	left_out debug || { "$H" kernel debug && "$H" initramfs debug; }
 	left_out 6.12-distro || [ "$(cat "$TREE_612_MARK")" != ok ] ||
-		KERNEL=6.12 timed_build "6.12 distro kernel (background)" "$H" kernel distro
+		KERNEL=6.12 "$H" kernel distro
 }
 
 # The 6.12 series' guest tests on arm64, whose system call return
@@ -847,7 +838,7 @@ arm64_lane() {
 # builds run side by side, so the rows add up to more than the run).
 times_table() {
 	local kind title
-	[ -f "$LOGS/layer-times" ] || return
+	[ -f "$CODETAG_TIMES" ] || return
 	for kind in build boot host layer; do
 		case $kind in
 		build)	title="builds (kernels, boot images, trees)" ;;
@@ -860,13 +851,13 @@ times_table() {
 			if (!n++) printf "# %s:\n", t
 			printf "#   %6d s  %s\n", $3, $2; s += $3
 		}
-		END { if (n) printf "#   %6d s  in all\n", s }' "$LOGS/layer-times"
+		END { if (n) printf "#   %6d s  in all\n", s }' "$CODETAG_TIMES"
 	done
 }
 
 echo "# codetag: make check ($(date -u '+%F %T') UTC)${LAYERS:+, LAYERS=\"$LAYERS\"}"
 start=$(date +%s)
-rm -f "$LOGS/layer-times" "$TREE_612_MARK"
+rm -f "$CODETAG_TIMES" "$TREE_612_MARK"
 step "host packages installed" deps "$H" deps &&
 step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 {

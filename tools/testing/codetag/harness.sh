@@ -1154,13 +1154,34 @@ lock_flavor() {
 	flock 9
 }
 
+# times_record NAME COMMAND...: COMMAND's time, as a row of make check's
+# table of times (CODETAG_TIMES names its file), once the flavour's lock
+# is held: the time a build took, not the time it waited for another.
+times_record() {
+	local name=$1 t0=$SECONDS
+	shift
+	"$@"
+	[ -z "${CODETAG_TIMES:-}" ] ||
+		printf 'build\t%s\t%s\n' "$name" $((SECONDS - t0)) >> "$CODETAG_TIMES"
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
-kernel|initramfs|image|warnings)
+kernel|initramfs|image)
+	lock_flavor "${1:-}"
+	what=$cmd
+	case $cmd:${1:-} in
+	initramfs:distro*) what="root image" ;;
+	initramfs:*) what="boot image" ;;
+	esac
+	times_record "$KERNEL ${1:-} $what" "cmd_$cmd" "$@" ;;
+warnings)
 	lock_flavor "${1:-}"
 	"cmd_$cmd" "$@" ;;
-deps|tree|rootfs|boot|kunit|patch)
+tree)	times_record "$KERNEL tree" cmd_tree ;;
+rootfs)	times_record "Debian root filesystem" cmd_rootfs ;;
+deps|boot|kunit|patch)
 	"cmd_$cmd" "$@" ;;
 patch-test)
 	cmd_patch_test "$@" ;;
