@@ -78,8 +78,8 @@ timed_boot() {
 # The tree that KERNEL (6.1 by default) is built from.
 tree_of() {
 	case ${KERNEL:-6.1} in
-	6.12)	echo "$B/6.12/linux" ;;
-	*)	echo "$B/linux" ;;
+	6.12)	echo "$ROOT/build/6.12/linux" ;;
+	*)	echo "$ROOT/build/linux" ;;
 	esac
 }
 
