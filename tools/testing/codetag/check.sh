@@ -280,10 +280,7 @@ soak_layer() {
 # that needs its page reference tracepoints); 6.12's in its guest.
 # harness.sh boot's kunit mode says which suites each one runs.
 kunit_flavor() {
-	case ${KERNEL:-6.1}:$1 in
-	6.1:guest|6.1:arm64|6.1:distro|6.1:debug|6.12:guest) return 0 ;;
-	esac
-	return 1
+	"$H" has-kunit "$1"
 }
 
 # The one case the debug kernel runs (harness.sh boot names it too).

@@ -55,6 +55,8 @@
 #   harness.sh devtree, export      edit the series as git commits in
 #                                   build/devtree; write patches/ back
 #   harness.sh new-files            the files the series creates
+#   harness.sh has-kunit FLAVOR     succeeds if FLAVOR carries the KUnit
+#                                   suites (make check boots them)
 #
 # KERNEL=6.12 works on patches-6.12/ and Debian's linux-source-6.12, in
 # build/6.12/, for tree, kernel, initramfs, boot, kunit, patch, series,
@@ -1179,6 +1181,8 @@ kernel|initramfs|image)
 warnings)
 	lock_flavor "${1:-}"
 	"cmd_$cmd" "$@" ;;
+has-kunit)
+	has_kunit "${1:-}" ;;
 tree)	times_record "$KERNEL tree" cmd_tree ;;
 rootfs)	times_record "Debian root filesystem" cmd_rootfs ;;
 deps|boot|kunit|patch)
