@@ -7,7 +7,7 @@
 # LAYERS="kunit guest" (words or commas) runs only the layers it names,
 # for iteration: kunit, tool, guest, w1, compile-fail, distro, static,
 # patch, series, arm64, debug, soak, and 6.12 (or one of its layers:
-# 6.12-guest, 6.12-distro, 6.12-arm64, 6.12-static). The last line still
+# 6.12-distro, 6.12-arm64, 6.12-static). The last line still
 # counts what ran; the line before it says which layers did not.
 #
 # Build output goes to build/logs/; a failing step prints the tail of its
@@ -84,7 +84,7 @@ tree_of() {
 }
 
 LAYERS=$(echo "${LAYERS:-}" | tr ',' ' ')
-ALL_LAYERS="kunit tool guest w1 compile-fail distro static patch series arm64 debug soak 6.12-guest 6.12-distro 6.12-arm64 6.12-static"
+ALL_LAYERS="kunit tool guest w1 compile-fail distro static patch series arm64 debug soak 6.12-distro 6.12-arm64 6.12-static"
 for l in $LAYERS; do
 	case " $ALL_LAYERS 6.12 " in
 	*" $l "*) ;;
@@ -277,7 +277,7 @@ soak_layer() {
 # (arm64's page->flags; two vCPUs on two host threads, which the flag
 # writers' race needs), the distro kernel (Debian's NUMA configuration,
 # where page tags go to page_ext) and the debug kernel (only the case
-# that needs its page reference tracepoints); 6.12's in its guest.
+# that needs its page reference tracepoints); 6.12's in its distro kernel.
 # harness.sh boot's kunit mode says which suites each one runs.
 kunit_flavor() {
 	"$H" has-kunit "$1"
@@ -346,16 +346,16 @@ codetag_warnings() {
 	fi
 }
 
-# LAYERS=kunit without the guest layer: the guest kernel booted for its
-# KUnit suites alone (its init runs tests/kunit.sh only).
-# kunit_layer GUEST-LAYER: for the series whose guest layer is named.
+# LAYERS=kunit without the layer that boots the suites' kernel: that
+# kernel booted for its KUnit suites alone (its init runs tests/kunit.sh
+# only). kunit_layer LAYER FLAVOR: 6.1's guest layer, 6.12's distro.
 kunit_layer() {
 	selected "$1" && return
-	step "${KLABEL:-}guest: kernel builds" "kernel-guest" "$H" kernel guest || return
-	codetag_warnings "${KLABEL:-}guest" "$LOGS/kernel-guest.log"
-	step "${KLABEL:-}guest: test modules and boot image build" "initramfs-guest" \
-		"$H" initramfs guest || return
-	kunit_boot guest
+	step "${KLABEL:-}$2: kernel builds" "kernel-$2" "$H" kernel "$2" || return
+	codetag_warnings "${KLABEL:-}$2" "$LOGS/kernel-$2.log"
+	step "${KLABEL:-}$2: test modules and boot image build" "initramfs-$2" \
+		"$H" initramfs "$2" || return
+	kunit_boot "$2"
 }
 
 # checkpatch --strict on every patch of the series, every file it creates
@@ -526,28 +526,16 @@ boot_612() {
 	kunit_flavor "$1" && kunit_boot "$1"
 }
 
-# The small guest on 6.12, booted to run its KUnit suites and the guest
-# tests that both series pass so far (fault injection, latency
-# statistics, error codes, the tool, the control file fuzz and torture,
-# on what 6.12 has), then codetag sweep in a boot of its own, and W=1 on
-# the series' files in its object tree; its files in build/6.12/.
-guest_612() {
-	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
-	skipped 6.12-guest && return
-	mkdir -p "$LOGS"
-	boot_612 guest || return
-	timed_boot guest sweep > "$LOGS/boot-guest-sweep.log" 2>&1
-	guest_results guest sweep
-	w1_check "6.12: W=1 build of the codetag files" "$LOGS/w1-6.12.log" \
-		-C "$B/linux" O="$B/linux/out-guest" \
-		lib/codetag.o lib/codetag_control.o lib/codetag/
-}
-
 # The 6.12 series on Debian's own 6.12 configuration, booted from the
-# Debian root filesystem: the guest tests both series pass, the distro
-# kernel's boot, KFENCE's objects charged to their line, ext4, xfs and
-# btrfs refusing mount options with their lines, and the root
-# refusals.
+# Debian root filesystem: the guest tests that both series pass so far
+# (fault injection, latency statistics, error codes, the tool, the
+# control file fuzz and torture, on what 6.12 has), the distro kernel's
+# boot, KFENCE's objects charged to their line, ext4, xfs and btrfs
+# refusing mount options with their lines; its KUnit suites in a boot of
+# their own, codetag sweep in another, the root refusals, and W=1 on the
+# series' files in its object tree; its files in build/6.12/. No small
+# 6.12 guest is built: each of its checks runs here, and make demo
+# builds one when asked (KERNEL=6.12).
 DISTRO_TESTS_612=05-boot.t,60-errcode-mounts.t,75-kfence.t
 distro_612() {
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
@@ -556,7 +544,12 @@ distro_612() {
 	TESTS_612=$TESTS_612,$DISTRO_TESTS_612 boot_612 distro || return
 	step "6.12 distro: no new warnings (each file that warns, built in 6.12 too)" \
 		warnings-distro "$H" warnings distro
+	timed_boot distro sweep > "$LOGS/boot-distro-sweep.log" 2>&1
+	guest_results distro sweep
 	root_refusals distro
+	w1_check "6.12: W=1 build of the codetag files" "$LOGS/w1-6.12.log" \
+		-C "$B/linux" O="$B/linux/out-distro" \
+		lib/codetag.o lib/codetag_control.o lib/codetag/
 }
 
 # The 6.12 series' static checks, as for the 6.1 series: checkpatch,
@@ -586,12 +579,12 @@ static_612() {
 
 # Some 6.12 layer runs (LAYERS=kunit runs both series' suites).
 any_612() {
-	selected 6.12-guest || selected 6.12-distro || selected 6.12-arm64 ||
-		selected 6.12-static || selected kunit
+	selected 6.12-distro || selected 6.12-arm64 || selected 6.12-static ||
+		selected kunit
 }
 
 # The 6.12 series in the first lane: its tree, the static checks, its
-# small guest (its KUnit suites among its tests), its distro kernel.
+# distro kernel (its KUnit suites among its tests).
 layers_612() {
 	local -x KERNEL=6.12
 	any_612 || { echo "# 6.12: not in LAYERS"; return; }
@@ -603,12 +596,11 @@ layers_612() {
 		return
 	fi
 	static_612
-	if selected kunit && ! selected 6.12-guest; then
+	if selected kunit && ! selected 6.12-distro; then
 		local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
 		mkdir -p "$LOGS"
-		kunit_layer 6.12-guest
+		kunit_layer 6.12-distro distro
 	fi
-	guest_612
 	distro_612
 }
 
@@ -863,7 +855,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	arm64_lane > "$LOGS/arm64-lane.out" 2>&1 &
 	arm64_laner=$!
 	timed tool tool_layer
-	selected kunit && ! selected guest && timed kunit kunit_layer guest
+	selected kunit && ! selected guest && timed kunit kunit_layer guest guest
 	timed guest guest_layer guest
 	timed W=1 w1_layer
 	timed compile-fail compile_fail_layer

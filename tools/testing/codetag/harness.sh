@@ -289,13 +289,13 @@ X86="$C/x86.config $C/guest.config"
 ARM64="$C/arm64.config $C/guest.config"
 
 # The KUnit suites, built into the kernels that make check boots (6.1:
-# guest, arm64, distro, debug; 6.12: guest) instead of kernels of their
+# guest, arm64, distro, debug; 6.12: distro) instead of kernels of their
 # own. make bench (CODETAG_BENCH=1) measures those flavours without them,
 # in object trees of their own (out_dir()), so that no figure counts them.
 case $KERNEL in
 6.1)	KUNIT_FLAVORS="guest arm64 distro debug"
 	KU=$C/kunit.config ;;
-*)	KUNIT_FLAVORS="guest"
+*)	KUNIT_FLAVORS="distro"
 	KU=$C/kunit-$KERNEL.config ;;
 esac
 
