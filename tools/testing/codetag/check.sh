@@ -583,8 +583,9 @@ any_612() {
 		selected kunit
 }
 
-# The 6.12 series in the first lane: its tree, the static checks, its
-# distro kernel (its KUnit suites among its tests).
+# The 6.12 series' distro kernel in the first lane (its KUnit suites
+# among its tests); its arm64 guest and its static checks are in the
+# second.
 layers_612() {
 	local -x KERNEL=6.12
 	any_612 || { echo "# 6.12: not in LAYERS"; return; }
@@ -595,7 +596,6 @@ layers_612() {
 		tail -25 "$LOGS/tree-6.12.log" | sed 's/^/#   /'
 		return
 	fi
-	static_612
 	if selected kunit && ! selected 6.12-distro; then
 		local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
 		mkdir -p "$LOGS"
@@ -794,7 +794,7 @@ prebuild() {
 
 # The 6.12 series' guest tests on arm64, whose system call return
 # converts ERR() codes itself (invoke_syscall()), in the arm64 lane once
-# the first lane has unpacked the 6.12 tree.
+# the background build has unpacked the 6.12 tree.
 arm64_612_layer() {
 	local -x KERNEL=6.12
 	local B=$ROOT/build/6.12 LOGS=$ROOT/build/6.12/logs KLABEL="6.12 "
@@ -807,9 +807,19 @@ arm64_612_layer() {
 	boot_612 arm64
 }
 
-# The arm64 layers, the x86-64 debug kernel's and the soak, in a lane of
-# their own beside the others: TCG runs a guest's vCPUs in one host thread, so while
-# one guest boots on one core, another boots on the other. Their checks
+# The 6.12 series' static checks, in the arm64 lane: the first lane's
+# boots and checks take longer than the second's.
+static_612_layer() {
+	local -x KERNEL=6.12
+	skipped 6.12-static && return
+	tree_612_wait || return
+	static_612
+}
+
+# The arm64 layers, the x86-64 debug kernel's, the 6.12 static checks and
+# the soak, in a lane of their own beside the others: TCG runs a guest's
+# vCPUs in one host thread, so while one guest boots on one core, another
+# boots on the other. Their checks
 # are written to a file and reported after the first lane's. KASAN, UBSAN
 # and lockdep run every guest test on x86-64 (debug); the code the two
 # architectures do not share is run by the arm64 guest and its KUnit
@@ -818,6 +828,7 @@ arm64_lane() {
 	timed arm64 guest_layer arm64
 	timed debug guest_layer debug
 	timed "6.12 arm64" arm64_612_layer
+	timed "6.12 static checks" static_612_layer
 	timed soak soak_layer
 }
 
