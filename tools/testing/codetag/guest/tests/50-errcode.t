@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Unique error codes seen from a shell: a module's -ERR(EINVAL) reaches
-# userspace as EINVAL exactly and the kernel log as "-EINVAL at
-# file:line"; error_codes lists the sites; a code outlives its module
+# userspace as EINVAL exactly, from write(2), Linux AIO and io_uring, and
+# the kernel log as "-EINVAL at file:line"; error_codes lists the sites; a code outlives its module
 # with a sane name; real converted paths (tmpfs mount options, and the
 # VFS's and the generic parser's refusals).
 
@@ -41,7 +41,33 @@ rc=$?
 echo "# errno-check: $out"
 check "write(2) sets errno to 22 (EINVAL), not to the unique code" [ $rc = 0 ]
 check "error_codes counts that call too: the site returned twice" grep -q "^$site .* returned:2\$" $E
-rmmod codetag_test_errcode
+# Results that reach userspace without a system call return: a Linux AIO
+# event, and io_uring's completion queue entry, posted inline by the
+# submitting task and, with IOSQE_ASYNC, by an io-wq worker. The kernels
+# that have both (CONFIG_AIO, CONFIG_IO_URING): the distro kernels, with
+# Debian's configuration, and the arm64 guest.
+case $FLAVOR in
+distro*|arm64)
+	n=2
+	for how in aio uring uring-async; do
+		out=$(errno-check 22 $how /dev/codetag_test_errcode 1)
+		rc=$?
+		echo "# errno-check: $out"
+		check "$how: the completion carries -22 (EINVAL), not the unique code" [ $rc = 0 ]
+		n=$((n + 1))
+	done
+	check "error_codes counts each write: the site returned $n times" \
+		grep -q "^$site .* returned:$n\$" $E
+	# io_uring puts its requests' files from a worker after the
+	# program exits: the module is busy until it has.
+	i=0
+	while ! rmmod codetag_test_errcode 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done ;;
+*)	echo "# AIO and io_uring: on the distro kernels and arm64"
+	rmmod codetag_test_errcode ;;
+esac
 check "its site goes with the module" sh -c "! grep -q module:codetag_test_errcode $E"
 insmod $M/codetag_test_errname.ko
 dmesg_mark
