@@ -18,7 +18,8 @@ sites make.
    a known one of the same file is handed to as an argument. The chains are followed
    through the directories that hold a seed and through the core ones
    every system call passes (fs/, init/, kernel/, mm/, security/,
-   block/, ipc/, net/core/): a name found there is taken in every file of
+   block/, ipc/, net/core/, and io_uring/, which calls the same file
+   operations and VFS helpers): a name found there is taken in every file of
    them, so a static function's namesakes count too, which can add
    findings, never lose one. Function bodies are found as the kernel's
    coding style writes them, opening and closing braces in the first
@@ -53,7 +54,7 @@ NOT_NAMES = {'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined',
 
 
 CORE = ['fs/', 'init/', 'kernel/', 'mm/', 'security/', 'block/', 'ipc/',
-        'net/core/']
+        'net/core/', 'io_uring/']
 scope = list(CORE)
 
 
