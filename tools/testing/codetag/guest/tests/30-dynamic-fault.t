@@ -217,3 +217,17 @@ check "a parameter naming a module is refused: it arms the loading module's poin
 	       dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q \"'module' given for module $S\" &&
 	       ! grep -q ' enabled ' $F"
 rmmod $S
+# Objects of vmlinux have names of their own too: mm/shmem.c's tags are
+# "shmem" on 6.1, as a module shmem.ko would be. The parameter of a
+# module of that name arms its own point, none of mm/shmem.c's.
+dmesg_mark
+check "insmod shmem.ko dynamic_fault=\"class memory probability 0\" loads" \
+	insmod $M/shmem.ko 'dynamic_fault="class memory probability 0"'
+check "... the log says it armed one fault point, the module's own" \
+	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) |
+	       grep -q 'dynamic_fault: shmem: dynamic_fault=\"class memory probability 0\": 1 fault points armed'"
+check "... it is armed" \
+	grep -q '^tools/testing/codetag/modules/codetag_test_modname.c:[0-9]* module:shmem .* enabled probability:0 ' $F
+check_eq "... and no point of mm/shmem.c is" \
+	"$(grep -c '^mm/shmem.c:[0-9]* .* enabled ' $F)" 0
+rmmod shmem
