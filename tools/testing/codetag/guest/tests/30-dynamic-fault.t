@@ -140,6 +140,19 @@ check "'verbose' logs the site of the fault" \
 check "... and the stack through the operation" \
 	sh -c "dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'run_write+0x'"
 echo "module codetag_test_fault disable" > $F
+# ... but not an allocation whose caller asked for no warning: a report
+# from inside the allocator, under whatever locks it holds, is what
+# __GFP_NOWARN keeps out.
+insmod $M/codetag_test_nowarn.ko
+echo "module codetag_test_nowarn class memory oneshot verbose" > $F
+dmesg_mark
+check "a verbose point fails an allocation with __GFP_NOWARN" \
+	sh -c "! echo 1 > $D/codetag_test_nowarn 2>/dev/null"
+check "... and logs nothing of it" \
+	sh -c "! dmesg | tail -n +$((DMESG_MARK + 1)) | grep -q 'dynamic_fault: fault'"
+check "... though it counted the fault" \
+	grep -Eq "/codetag_test_nowarn.c:[0-9]+ module:codetag_test_nowarn func:nowarn_alloc class:memory .* faults:1\$" $F
+rmmod codetag_test_nowarn
 
 # A dynamic_fault() point of a class of our own, armed by a prefix of its
 # class: it fails the I/O once, and its stack trace unwinds through the
