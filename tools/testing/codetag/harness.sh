@@ -102,6 +102,10 @@ export CCACHE_DIR=${CODETAG_CCACHE_DIR:-${HOME:-/root}/.cache/codetag-ccache}
 # and __FILE__, which code tags record, would stop being tree-relative.
 unset CCACHE_BASEDIR
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Nor the object tree's directory, which differs from tree to tree (see
+# tree_select()): no kernel here has debug information, whose paths are
+# the reason ccache hashes it.
+export CCACHE_NOHASHDIR=1
 CC_WRAP="ccache gcc"
 
 # The architecture of flavor $1: the arm64 flavours are cross-built with
@@ -210,8 +214,8 @@ series_hash() {
 # out_dir()) move to the new tree.
 unpack_pristine() {
 	local dest=$1 tmp o
-	mkdir -p "$B"
-	tmp=$(mktemp -d "$B/unpack.XXXXXX")
+	mkdir -p "$(dirname "$dest")"
+	tmp=$(mktemp -d "$(dirname "$dest")/unpack.XXXXXX")
 	tar -C "$tmp" -xJf "$TARBALL"
 	for o in "$dest"/out-*; do
 		[ -d "$o" ] && mv "$o" "$tmp/$TARDIR/"
@@ -229,17 +233,117 @@ apply_series() {
 	done
 }
 
-cmd_tree() {
-	mkdir -p "$B"
-	local want
-	want=$(series_hash)
-	if [ ! -f "$SRC/.codetag-series" ] ||
-	   [ "$(cat "$SRC/.codetag-series")" != "$want" ]; then
-		log "unpacking $TARDIR and applying ${PATCHES#"$ROOT/"}/series"
-		unpack_pristine "$SRC"
-		apply_series "$SRC"
-		echo "$want" > "$SRC/.codetag-series"
+# The kernel trees, with the flavours' object trees inside them, live in
+# $TREES, outside the clone, as the compiler cache does: a tree is kept
+# for the series it was last given, so that a fresh clone of the same
+# series (CI's, say) finds its kernels built and kbuild has nothing to
+# do. build/linux (build/6.12/linux) links to the clone's tree. A clone
+# takes the tree that holds its series; failing that, the most recently
+# used tree of the kernel that no clone has used for TREE_IDLE_MIN
+# minutes (its objects rebuild only where the series changed them: see
+# unpack_pristine()); failing that, a tree of its own. Trees idle for a
+# day, beyond the newest two of each kernel, are removed.
+TREES=${CODETAG_TREES:-${HOME:-/root}/.cache/codetag-trees}
+TREE_IDLE_MIN=180
+
+# tree_idle DIR MINUTES: no clone has used DIR's tree for MINUTES.
+tree_idle() {
+	[ -n "$(find "$1/.codetag-used" -mmin +"$2" 2>/dev/null)" ]
+}
+
+# tree_select WANT: link $SRC to the tree for series hash WANT, or to the
+# one to be given that series, and print its directory (the tree is
+# DIR/linux). Clones choose one at a time.
+tree_select() {
+	local want=$1 d dir= idle= n=0 kept=0
+	mkdir -p "$TREES" "$B"
+	exec 8> "$TREES/$KERNEL.lock"
+	flock 8
+	# A tree from before the trees moved out of the clones: adopt it.
+	if [ -d "$SRC" ] && [ ! -L "$SRC" ]; then
+		while [ -e "$TREES/$KERNEL.$n" ]; do n=$((n + 1)); done
+		mkdir "$TREES/$KERNEL.$n"
+		mv "$SRC" "$TREES/$KERNEL.$n/linux"
+		touch -d '1 day ago' "$TREES/$KERNEL.$n/.codetag-used"
 	fi
+	for d in $(ls -dt "$TREES/$KERNEL".[0-9]* 2>/dev/null); do
+		if [ -z "$dir" ] &&
+		   [ "$(cat "$d/linux/.codetag-series" 2>/dev/null)" = "$want" ]; then
+			dir=$d
+		elif [ -z "$idle" ] && tree_idle "$d" "$TREE_IDLE_MIN"; then
+			idle=$d
+		fi
+	done
+	if [ -z "$dir" ] && [ -n "$idle" ]; then
+		dir=$idle
+		rm -f "$dir/linux/.codetag-series"
+	fi
+	if [ -z "$dir" ]; then
+		n=0
+		while [ -e "$TREES/$KERNEL.$n" ]; do n=$((n + 1)); done
+		dir=$TREES/$KERNEL.$n
+		mkdir "$dir"
+	fi
+	touch "$dir/.codetag-used"
+	for d in $(ls -dt "$TREES/$KERNEL".[0-9]*); do
+		[ "$d" = "$dir" ] && continue
+		kept=$((kept + 1))
+		if [ $kept -gt 1 ] && tree_idle "$d" 1440; then
+			rm -rf "$d"
+		fi
+	done
+	ln -sfn "$dir/linux" "$SRC"
+	exec 8>&-
+	echo "$dir"
+}
+
+# update_tree DIR: DIR/linux unpacked afresh with the series applied, the
+# object trees kept. A file the series leaves as the tree had it keeps
+# its time, so kbuild rebuilds only what the change of series reaches;
+# a file the last series changed and this one does not is 6.1's again,
+# with 6.1's time, older than its objects: it gets the present time.
+update_tree() {
+	local dir=$1 new=$1/linux old=$1/old tmp o f
+	rm -rf "$old"
+	[ -d "$new" ] && mv "$new" "$old"
+	tmp=$(mktemp -d "$dir/unpack.XXXXXX")
+	tar -C "$tmp" -xJf "$TARBALL"
+	mv "$tmp/$TARDIR" "$new"
+	rmdir "$tmp"
+	for o in "$old"/out-*; do
+		[ -d "$o" ] && mv "$o" "$new/"
+	done
+	apply_series "$new"
+	series_patches | xargs sed -n 's|^+++ b/||p' | sort -u > "$new/.codetag-files"
+	if [ -d "$old" ]; then
+		cat "$new/.codetag-files" "$old/.codetag-files" 2>/dev/null |
+		sort -u | while read -r f; do
+			[ -f "$new/$f" ] || continue
+			if cmp -s "$old/$f" "$new/$f"; then
+				touch -r "$old/$f" "$new/$f"
+			else
+				touch "$new/$f"
+			fi
+		done
+		rm -rf "$old"
+	fi
+}
+
+# "harness.sh tree": $SRC links to a tree that has patches/series applied.
+cmd_tree() {
+	local want dir
+	want=$(series_hash)
+	if [ -L "$SRC" ] &&
+	   [ "$(cat "$SRC/.codetag-series" 2>/dev/null)" = "$want" ]; then
+		touch "$SRC/../.codetag-used"
+		return 0
+	fi
+	dir=$(tree_select "$want")
+	[ "$(cat "$dir/linux/.codetag-series" 2>/dev/null)" = "$want" ] &&
+		return 0
+	log "unpacking $TARDIR and applying ${PATCHES#"$ROOT/"}/series in $dir"
+	update_tree "$dir"
+	echo "$want" > "$dir/linux/.codetag-series"
 }
 
 # A flavour's object tree, inside the source tree: kbuild then names every
@@ -1150,9 +1254,12 @@ cmd_patch_test() {
 
 # Commands that write a flavour's object tree or boot image take turns,
 # so that make check can build the next flavours while it boots one.
+# Clones that share a tree (tree_select()) take turns too.
 lock_flavor() {
+	local dir=$B
+	[ -L "$SRC" ] && [ -d "$SRC/.." ] && dir=$SRC/..
 	mkdir -p "$B"
-	exec 9> "$B/.lock-${1:-none}"
+	exec 9> "$dir/.lock-${1:-none}"
 	flock 9
 }
 
