@@ -769,7 +769,15 @@ tree_612_wait() {
 	while [ ! -s "$TREE_612_MARK" ]; do
 		sleep 10
 	done
-	[ "$(cat "$TREE_612_MARK")" = ok ]
+	[ "$(cat "$TREE_612_MARK")" = ok ] || return 1
+	hold_tree 4 "$ROOT/build/6.12/linux"
+}
+
+# hold_tree FD TREE: TREE's lock held shared on descriptor FD until make
+# check ends, so that no other clone gives the tree another series
+# between two harness commands (harness.sh's tree_select()).
+hold_tree() {
+	eval "exec $1< \"\$2/../.codetag-lock\"" && flock -s "$1"
 }
 
 # The later layers' kernels and images, built in the background from the
@@ -810,8 +818,10 @@ arm64_612_layer() {
 	boot_612 arm64
 }
 
-# The 6.12 series' static checks, in the arm64 lane: the first lane's
-# boots and checks take longer than the second's.
+# The 6.12 series' static checks, in the first lane before the 6.12
+# distro kernel's boots: the second lane's boots take longer than the
+# first's, and after a change of series the first lane would otherwise
+# wait there for the 6.12 distro kernel's build.
 static_612_layer() {
 	local -x KERNEL=6.12
 	skipped 6.12-static && return
@@ -819,19 +829,17 @@ static_612_layer() {
 	static_612
 }
 
-# The arm64 layers, the x86-64 debug kernel's, the 6.12 static checks and
-# the soak, in a lane of their own beside the others: TCG runs a guest's
-# vCPUs in one host thread, so while one guest boots on one core, another
-# boots on the other. Their checks
-# are written to a file and reported after the first lane's. KASAN, UBSAN
-# and lockdep run every guest test on x86-64 (debug); the code the two
-# architectures do not share is run by the arm64 guest and its KUnit
-# suites.
+# The arm64 layers, the x86-64 debug kernel's and the soak, in a lane of
+# their own beside the others: TCG runs a guest's vCPUs in one host
+# thread, so while one guest boots on one core, another boots on the
+# other. Their checks are written to a file and reported after the first
+# lane's. KASAN, UBSAN and lockdep run every guest test on x86-64
+# (debug); the code the two architectures do not share is run by the
+# arm64 guest and its KUnit suites.
 arm64_lane() {
 	timed arm64 guest_layer arm64
 	timed debug guest_layer debug
 	timed "6.12 arm64" arm64_612_layer
-	timed "6.12 static checks" static_612_layer
 	timed soak soak_layer
 }
 
@@ -863,6 +871,7 @@ start=$(date +%s)
 rm -f "$CODETAG_TIMES" "$TREE_612_MARK"
 step "host packages installed" deps "$H" deps &&
 step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
+hold_tree 5 "$ROOT/build/linux" &&
 {
 	prebuild > "$LOGS/prebuild.log" 2>&1 &
 	prebuilder=$!
@@ -882,6 +891,7 @@ step "6.1 tree unpacked, patches/series applied, files linked" tree "$H" tree &&
 	skipped series ||
 		timed "series" step "patches/: git am applies the series to 6.1, and its last patch gives the tree built here" \
 			series-test "$H" series-test
+	timed "6.12 static checks" static_612_layer
 	timed 6.12 layers_612
 	wait $prebuilder
 	wait $arm64_laner

@@ -235,66 +235,94 @@ apply_series() {
 
 # The kernel trees, with the flavours' object trees inside them, live in
 # $TREES, outside the clone, as the compiler cache does: a tree is kept
-# for the series it was last given, so that a fresh clone of the same
-# series (CI's, say) finds its kernels built and kbuild has nothing to
-# do. build/linux (build/6.12/linux) links to the clone's tree. A clone
-# takes the tree that holds its series; failing that, the most recently
-# used tree of the kernel that no clone has used for TREE_IDLE_MIN
-# minutes (its objects rebuild only where the series changed them: see
-# unpack_pristine()); failing that, a tree of its own. Trees idle for a
-# day, beyond the newest two of each kernel, are removed.
+# with the series it was last given, so that a fresh clone of a series
+# built before (CI's, say) finds its kernels built and kbuild has little
+# to do. build/linux (build/6.12/linux) links to the clone's tree.
+#
+# A clone takes the tree that holds its series. Failing that, it gives
+# its series to a tree no one is using, its own first, then the most
+# recently used (only the objects that the change of series reaches are
+# rebuilt: see update_tree()), or else to a tree of its own. A tree is
+# in use while a harness command or a make check holds its lock shared
+# (tree_hold()); it is given a series under the lock held exclusively.
+# Beyond the two most recently used trees of a kernel, trees no one uses
+# are removed.
 TREES=${CODETAG_TREES:-${HOME:-/root}/.cache/codetag-trees}
-TREE_IDLE_MIN=180
 
-# tree_idle DIR MINUTES: no clone has used DIR's tree for MINUTES.
-tree_idle() {
-	[ -n "$(find "$1/.codetag-used" -mmin +"$2" 2>/dev/null)" ]
+# This kernel's trees, the most recently used first.
+trees_by_use() {
+	ls -t "$TREES/$KERNEL".[0-9]*/.codetag-used 2>/dev/null |
+		sed 's|/\.codetag-used$||'
 }
 
-# tree_select WANT: link $SRC to the tree for series hash WANT, or to the
-# one to be given that series, and print its directory (the tree is
-# DIR/linux). Clones choose one at a time.
+# tree_hold: hold the lock of the clone's tree shared (on descriptor 8)
+# until this command ends.
+tree_hold() {
+	[ -e "$SRC/../.codetag-lock" ] || return 0
+	exec 8< "$SRC/../.codetag-lock"
+	flock -s 8
+}
+
+# tree_select WANT: link $SRC to a tree for series hash WANT, its lock held
+# on descriptor 8: shared if the tree holds that series, exclusive if it
+# must be given it. Sets TREE_DIR (the tree is TREE_DIR/linux).
 tree_select() {
-	local want=$1 d dir= idle= n=0 kept=0
+	local want=$1 d mine= n=0 kept=0
 	mkdir -p "$TREES" "$B"
-	exec 8> "$TREES/$KERNEL.lock"
-	flock 8
+	exec 7> "$TREES/$KERNEL.lock"
+	flock 7
 	# A tree from before the trees moved out of the clones: adopt it.
 	if [ -d "$SRC" ] && [ ! -L "$SRC" ]; then
 		while [ -e "$TREES/$KERNEL.$n" ]; do n=$((n + 1)); done
 		mkdir "$TREES/$KERNEL.$n"
 		mv "$SRC" "$TREES/$KERNEL.$n/linux"
-		touch -d '1 day ago' "$TREES/$KERNEL.$n/.codetag-used"
+		touch "$TREES/$KERNEL.$n/.codetag-used" "$TREES/$KERNEL.$n/.codetag-lock"
+		ln -s "$TREES/$KERNEL.$n/linux" "$SRC"
 	fi
-	for d in $(ls -dt "$TREES/$KERNEL".[0-9]* 2>/dev/null); do
-		if [ -z "$dir" ] &&
-		   [ "$(cat "$d/linux/.codetag-series" 2>/dev/null)" = "$want" ]; then
-			dir=$d
-		elif [ -z "$idle" ] && tree_idle "$d" "$TREE_IDLE_MIN"; then
-			idle=$d
+	for d in $(trees_by_use); do
+		[ -e "$d/.codetag-lock" ] || touch "$d/.codetag-lock"
+	done
+	[ -L "$SRC" ] && mine=$(dirname "$(readlink "$SRC")")
+	TREE_DIR=
+	for d in $(trees_by_use); do
+		if [ "$(cat "$d/linux/.codetag-series" 2>/dev/null)" = "$want" ]; then
+			TREE_DIR=$d
+			exec 8< "$d/.codetag-lock"
+			flock -s 8
+			break
 		fi
 	done
-	if [ -z "$dir" ] && [ -n "$idle" ]; then
-		dir=$idle
-		rm -f "$dir/linux/.codetag-series"
+	if [ -z "$TREE_DIR" ]; then
+		for d in $mine $(trees_by_use); do
+			[ -d "$d" ] || continue
+			exec 8< "$d/.codetag-lock"
+			if flock -n -x 8; then
+				TREE_DIR=$d
+				rm -f "$d/linux/.codetag-series"
+				break
+			fi
+		done
 	fi
-	if [ -z "$dir" ]; then
+	if [ -z "$TREE_DIR" ]; then
 		n=0
 		while [ -e "$TREES/$KERNEL.$n" ]; do n=$((n + 1)); done
-		dir=$TREES/$KERNEL.$n
-		mkdir "$dir"
+		TREE_DIR=$TREES/$KERNEL.$n
+		mkdir "$TREE_DIR"
+		touch "$TREE_DIR/.codetag-lock"
+		exec 8< "$TREE_DIR/.codetag-lock"
+		flock -x 8
 	fi
-	touch "$dir/.codetag-used"
-	for d in $(ls -dt "$TREES/$KERNEL".[0-9]*); do
-		[ "$d" = "$dir" ] && continue
+	touch "$TREE_DIR/.codetag-used"
+	for d in $(trees_by_use); do
+		[ "$d" = "$TREE_DIR" ] && continue
 		kept=$((kept + 1))
-		if [ $kept -gt 1 ] && tree_idle "$d" 1440; then
-			rm -rf "$d"
-		fi
+		[ $kept -gt 1 ] || continue
+		exec 6< "$d/.codetag-lock"
+		flock -n -x 6 && rm -rf "$d"
+		exec 6<&-
 	done
-	ln -sfn "$dir/linux" "$SRC"
-	exec 8>&-
-	echo "$dir"
+	ln -sfn "$TREE_DIR/linux" "$SRC"
+	exec 7>&-
 }
 
 # update_tree DIR: DIR/linux unpacked afresh with the series applied, the
@@ -329,21 +357,24 @@ update_tree() {
 	fi
 }
 
-# "harness.sh tree": $SRC links to a tree that has patches/series applied.
+# "harness.sh tree": $SRC links to a tree that has patches/series applied
+# (its lock held shared on descriptor 8).
 cmd_tree() {
-	local want dir
+	local want
 	want=$(series_hash)
 	if [ -L "$SRC" ] &&
 	   [ "$(cat "$SRC/.codetag-series" 2>/dev/null)" = "$want" ]; then
+		tree_hold
 		touch "$SRC/../.codetag-used"
 		return 0
 	fi
-	dir=$(tree_select "$want")
-	[ "$(cat "$dir/linux/.codetag-series" 2>/dev/null)" = "$want" ] &&
+	tree_select "$want"
+	[ "$(cat "$TREE_DIR/linux/.codetag-series" 2>/dev/null)" = "$want" ] &&
 		return 0
-	log "unpacking $TARDIR and applying ${PATCHES#"$ROOT/"}/series in $dir"
-	update_tree "$dir"
-	echo "$want" > "$dir/linux/.codetag-series"
+	log "unpacking $TARDIR and applying ${PATCHES#"$ROOT/"}/series in $TREE_DIR"
+	update_tree "$TREE_DIR"
+	echo "$want" > "$TREE_DIR/linux/.codetag-series"
+	flock -s 8
 }
 
 # A flavour's object tree, inside the source tree: kbuild then names every
@@ -1276,6 +1307,12 @@ times_record() {
 
 cmd=${1:-}
 shift || true
+# Every command but these works on the clone's tree: no other clone may
+# give it another series meanwhile.
+case $cmd in
+deps|tree|rootfs|devtree|export|has-kunit|"") ;;
+*)	tree_hold ;;
+esac
 case $cmd in
 kernel|initramfs|image)
 	lock_flavor "${1:-}"
