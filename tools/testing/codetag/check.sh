@@ -375,7 +375,7 @@ checkpatch_layer() {
 	for f in $(cd "$ROOT" && eval git ls-files -co --exclude-standard "$what") \
 		 $("$H" new-files); do
 		case $f in
-		*Makefile|*Kbuild|*.kunitconfig|*.rst|*.svg|*/.gitignore) continue ;;
+		*Makefile|*Kbuild|*.kunitconfig|*.rst|*/.gitignore) continue ;;
 		patches*/*) out=$(cd "$tree" && ./scripts/checkpatch.pl \
 				--strict -q --ignore FILE_PATH_CHANGES \
 				"$ROOT/$f" 2>&1) ;;
