@@ -410,6 +410,7 @@ errcode_check_layer() {
 		echo "#   got:  $(echo $got)"
 	fi
 	errcode_check_tree "$B/linux" ""
+	err_name_check "$B/linux" ""
 }
 
 # errcode_check_tree TREE LABEL: no ERR() code of TREE reaches a
@@ -424,6 +425,30 @@ errcode_check_tree() {
 	else
 		fail "${2}errcode-check: no ERR() code reaches a comparison with a plain errno"
 		echo "$out" | grep -v '^# [0-9r]' | head -20 | sed 's/^/#   /'
+	fi
+}
+
+# err_name_check TREE LABEL: the short name ERR() reaches only the files
+# that ask for it. <linux/codetag/err.h> defines it; no header includes
+# that one, and no file that defines an ERR of its own does (drivers'
+# log macros and register bits, whatever their configuration); headers
+# make codes with ERRCODE().
+err_name_check() {
+	local tree=$1 own bad
+	own=$(cd "$tree" && grep -rlE --include='*.[ch]' --exclude-dir='out-*' \
+		'^[[:space:]]*#[[:space:]]*define[[:space:]]+ERR\b' . |
+		grep -v '^\./include/linux/codetag/err\.h$')
+	bad=$(cd "$tree" && grep -rlE --include='*.[ch]' --exclude-dir='out-*' \
+		'#[[:space:]]*include[[:space:]]+<linux/codetag/err\.h>' . |
+		while read -r f; do
+			case $f in *.h) echo "$f" ;; esac
+			echo "$own" | grep -qxF "$f" && echo "$f"
+		done)
+	if [ -n "$own" ] && [ -z "$bad" ]; then
+		pass "${2}ERR() reaches no header and none of the $(echo "$own" | wc -l) files with an ERR of their own"
+	else
+		fail "${2}ERR() reaches no header and none of the files with an ERR of their own"
+		echo "$bad" | head -10 | sed 's/^/#   includes <linux\/codetag\/err.h>: /'
 	fi
 }
 
@@ -565,6 +590,7 @@ static_612() {
 	kerneldoc_layer
 	docs_layer
 	errcode_check_tree "$tree" "6.12: "
+	err_name_check "$tree" "6.12: "
 	# One tool for both kernels, so that the tool layer's host tests
 	# cover the 6.12 series' copy too.
 	if diff -r "$B/linux/tools/codetag" "$tree/tools/codetag" \
@@ -637,6 +663,19 @@ compile_fail_layer() {
 	else
 		fail "the allocation headers include fault injection or allocation contexts (log: build/logs/compile-headers.log)"
 		grep -E "error" "$LOGS/compile-headers.log" | head -5 | sed 's/^/#   /'
+	fi
+	# Also alone: a redefined macro is only a warning, so any warning
+	# fails it.
+	rm -rf "$B/compile-own-err"
+	mkdir -p "$B/compile-own-err"
+	mv "$B/compile-pass/own_err.c" "$B/compile-own-err/"
+	echo "obj-m += own_err.o" > "$B/compile-own-err/Kbuild"
+	if build_modules "$B/compile-own-err" "$LOGS/compile-own-err.log" &&
+	   ! grep -q "warning:" "$LOGS/compile-own-err.log"; then
+		pass "a module with an ERR() of its own builds without a warning beside invalf()"
+	else
+		fail "a module with an ERR() of its own builds without a warning beside invalf() (log: build/logs/compile-own-err.log)"
+		grep -E "warning:|error:" "$LOGS/compile-own-err.log" | head -5 | sed 's/^/#   /'
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"

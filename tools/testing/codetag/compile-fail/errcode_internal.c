@@ -5,7 +5,7 @@
  * expects the build to fail with ERR()'s message.
  */
 
-#include <linux/codetag/errcode.h>
+#include <linux/codetag/err.h>
 #include <linux/errno.h>
 #include <linux/module.h>
 

@@ -8,7 +8,7 @@
  * refuses it otherwise. It is never loaded.
  */
 
-#include <linux/codetag/errcode.h>
+#include <linux/codetag/err.h>
 #include <linux/err.h>
 #include <linux/errname.h>
 #include <linux/module.h>

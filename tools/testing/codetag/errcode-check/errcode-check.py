@@ -46,8 +46,9 @@ SKIP = ('tools/', 'scripts/', 'Documentation/', 'samples/', 'usr/',
 JOBS = int(os.environ.get('JOBS', '2'))
 # Codes a seed may make under another name: ext4's EFSBADCRC is EBADMSG.
 ALIASES = {'EFSBADCRC': 'EBADMSG', 'EFSCORRUPTED': 'EUCLEAN'}
-SEED_RE = re.compile(r'\bERR\((E[A-Z0-9]+)\)|\b(invalfc?|inval_plog|fs_param_bad_value)\(')
-ERR_ONLY_RE = re.compile(r'\bERR\((E[A-Z0-9]+)\)')
+# ERR(), or ERRCODE() as headers and files with an ERR of their own write it.
+SEED_RE = re.compile(r'\bERR(CODE)?\((E[A-Z0-9]+)\)|\b(invalfc?|inval_plog|fs_param_bad_value)\(')
+ERR_ONLY_RE = re.compile(r'\bERR(CODE)?\((E[A-Z0-9]+)\)')
 NOT_NAMES = {'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined',
              '__attribute__', '__printf', '__releases', '__acquires',
              '__must_hold', '__no_sanitize_address', 'typeof', '__aligned'}
@@ -174,7 +175,7 @@ def seed_re(tree):
             header = f.read()
     except OSError:
         return SEED_RE
-    if re.search(r'#define\s+invalf\(.*ERR\(', header):
+    if re.search(r'#define\s+invalf\(.*ERR(CODE)?\(', header):
         return SEED_RE
     return ERR_ONLY_RE
 
@@ -191,7 +192,7 @@ def main():
             for m in seeds_re.finditer(body):
                 seeds.add(name)
                 sites += 1
-                cls = m.group(1) or 'EINVAL'
+                cls = m.group(2) or 'EINVAL'
                 classes.add(ALIASES.get(cls, cls))
                 classes.add(cls)
     print('# %d ERR() sites in %d functions, classes %s' %

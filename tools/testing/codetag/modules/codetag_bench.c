@@ -26,7 +26,7 @@
  */
 #ifdef CONFIG_CODETAG
 #include <linux/codetag/dynamic_fault.h>
-#include <linux/codetag/errcode.h>
+#include <linux/codetag/err.h>
 #endif
 #ifdef CONFIG_MEM_ALLOC_PROFILING_CONTEXT
 #include <linux/codetag/alloc_tag_ctx.h>

@@ -13,7 +13,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/codetag/errcode.h>
+#include <linux/codetag/err.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
