@@ -154,6 +154,26 @@ check "... though it counted the fault" \
 	grep -Eq "/codetag_test_nowarn.c:[0-9]+ module:codetag_test_nowarn func:nowarn_alloc class:memory .* faults:1\$" $F
 rmmod codetag_test_nowarn
 
+# A kvmalloc() call is decided once, with its caller's flags: a point
+# that failed only its kmalloc attempt would report a fault the caller
+# never sees, as the vmalloc fallback then succeeds; and __GFP_NOFAIL,
+# which kvmalloc() drops from its kmalloc attempt, is never failed.
+insmod $M/codetag_test_kvmalloc.ko
+echo "module codetag_test_kvmalloc func kv_alloc oneshot" > $F
+check "a kvmalloc() site's point fails the call, not only its kmalloc attempt" \
+	sh -c "! echo 1 > $D/codetag_test_kvmalloc 2>/dev/null"
+check "... counted once" \
+	grep -Eq "module:codetag_test_kvmalloc func:kv_alloc class:memory .* faults:1\$" $F
+check "... and the next call succeeds (oneshot)" \
+	sh -c "echo 1 > $D/codetag_test_kvmalloc"
+echo "module codetag_test_kvmalloc func kv_nofail enable" > $F
+check "a kvmalloc() with __GFP_NOFAIL at an enabled point succeeds" \
+	sh -c "echo 1 > $D/codetag_test_kvmalloc_nofail"
+check "... and no fault is counted" \
+	grep -Eq "module:codetag_test_kvmalloc func:kv_nofail class:memory .* faults:0\$" $F
+echo "module codetag_test_kvmalloc disable" > $F
+rmmod codetag_test_kvmalloc
+
 # A dynamic_fault() point of a class of our own, armed by a prefix of its
 # class: it fails the I/O once, and its stack trace unwinds through the
 # point's out-of-line path into the function and its callers.
