@@ -284,14 +284,22 @@ tree_select() {
 	done
 	[ -L "$SRC" ] && mine=$(dirname "$(readlink "$SRC")")
 	TREE_DIR=
+	# Of the trees that hold the series, the one with the most object
+	# trees (kernels built), the most recently used of those.
 	for d in $(trees_by_use); do
-		if [ "$(cat "$d/linux/.codetag-series" 2>/dev/null)" = "$want" ]; then
+		[ "$(cat "$d/linux/.codetag-series" 2>/dev/null)" = "$want" ] ||
+			continue
+		n=$(ls -d "$d"/linux/out-* 2>/dev/null | wc -l)
+		if [ -z "$TREE_DIR" ] || [ "$n" -gt "$kept" ]; then
 			TREE_DIR=$d
-			exec 8< "$d/.codetag-lock"
-			flock -s 8
-			break
+			kept=$n
 		fi
 	done
+	kept=0
+	if [ -n "$TREE_DIR" ]; then
+		exec 8< "$TREE_DIR/.codetag-lock"
+		flock -s 8
+	fi
 	if [ -z "$TREE_DIR" ]; then
 		for d in $mine $(trees_by_use); do
 			[ -d "$d" ] || continue
