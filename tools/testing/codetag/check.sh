@@ -705,8 +705,8 @@ host_results() {
 # tools/codetag on the host, built and installed with its own Makefile
 # (codetag-plot.py beside codetag, where "plot" finds it): its parsers and
 # its ranking of growth on recorded and malformed files (tool/test-sites.c,
-# under valgrind), then its commands on them (tool/run.sh), the picture
-# of the documentation included.
+# under valgrind), then its commands on them (tool/run.sh), the
+# documentation's examples included.
 tool_layer() {
 	local src=$B/linux/tools/codetag out=$B/tool-host log=$LOGS/tool.log
 	skipped tool && return
