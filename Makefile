@@ -18,7 +18,8 @@
 #   make series-check  build the guest kernel at every patch of the series
 #   make devtree / make export  edit the series as git commits in
 #                build/devtree, then write patches/ back from them
-#   make clean   remove build/ (the compiler cache outside it stays)
+#   make clean   remove build/ (the compiler cache and the kernel trees,
+#                in ~/.cache, stay)
 #
 # KERNEL=6.12 make demo|shell|patch|series|devtree|export works on the 6.12
 # series, patches-6.12/, in build/6.12/; make check runs both.

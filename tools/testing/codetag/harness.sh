@@ -350,7 +350,7 @@ update_tree() {
 		[ -d "$o" ] && mv "$o" "$new/"
 	done
 	apply_series "$new"
-	series_patches | xargs sed -n 's|^+++ b/||p' | sort -u > "$new/.codetag-files"
+	patched_files > "$new/.codetag-files"
 	if [ -d "$old" ]; then
 		cat "$new/.codetag-files" "$old/.codetag-files" 2>/dev/null |
 		sort -u | while read -r f; do
@@ -1284,7 +1284,8 @@ cmd_patch_test() {
 	# Besides the flavours' object trees, checkpatch leaves its cache of
 	# CamelCase words at the top of the tree it runs in, and 6.12's
 	# htmldocs writes the netlink pages it generates into the sources.
-	diff -r -q -x .codetag-series -x 'out-*' -x '.checkpatch-camelcase.*' \
+	diff -r -q -x .codetag-series -x .codetag-files -x 'out-*' \
+		-x '.checkpatch-camelcase.*' \
 		-x netlink_spec \
 		"$tree" "$SRC" >&2 ||
 		die "the tree from codetag-$KERNEL.patch differs from the one we build"
