@@ -267,7 +267,7 @@ tree_hold() {
 # on descriptor 8: shared if the tree holds that series, exclusive if it
 # must be given it. Sets TREE_DIR (the tree is TREE_DIR/linux).
 tree_select() {
-	local want=$1 d mine= n=0 kept=0
+	local want=$1 d n=0 kept=0
 	mkdir -p "$TREES" "$B"
 	exec 7> "$TREES/$KERNEL.lock"
 	flock 7
@@ -282,35 +282,32 @@ tree_select() {
 	for d in $(trees_by_use); do
 		[ -e "$d/.codetag-lock" ] || touch "$d/.codetag-lock"
 	done
-	[ -L "$SRC" ] && mine=$(dirname "$(readlink "$SRC")")
+	# The tree with the most kernels built, as rebuilding what a change
+	# of series reaches costs less than building a kernel: one that holds
+	# the series before one that must be given it, the most recently used
+	# first. A tree another clone uses can only be taken as it is.
 	TREE_DIR=
-	# Of the trees that hold the series, the one with the most object
-	# trees (kernels built), the most recently used of those.
 	for d in $(trees_by_use); do
-		[ "$(cat "$d/linux/.codetag-series" 2>/dev/null)" = "$want" ] ||
-			continue
 		n=$(ls -d "$d"/linux/out-* 2>/dev/null | wc -l)
-		if [ -z "$TREE_DIR" ] || [ "$n" -gt "$kept" ]; then
-			TREE_DIR=$d
-			kept=$n
+		if [ "$(cat "$d/linux/.codetag-series" 2>/dev/null)" = "$want" ]; then
+			echo "$((2 * n + 1)) $d"
+		else
+			echo "$((2 * n)) $d"
 		fi
-	done
-	kept=0
-	if [ -n "$TREE_DIR" ]; then
-		exec 8< "$TREE_DIR/.codetag-lock"
-		flock -s 8
-	fi
-	if [ -z "$TREE_DIR" ]; then
-		for d in $mine $(trees_by_use); do
-			[ -d "$d" ] || continue
-			exec 8< "$d/.codetag-lock"
-			if flock -n -x 8; then
-				TREE_DIR=$d
-				rm -f "$d/linux/.codetag-series"
-				break
-			fi
-		done
-	fi
+	done | sort -s -k1,1nr > "$TREES/$KERNEL.order"
+	while read -r n d; do
+		exec 8< "$d/.codetag-lock"
+		if [ $((n % 2)) = 1 ]; then
+			flock -s 8
+		elif flock -n -x 8; then
+			rm -f "$d/linux/.codetag-series"
+		else
+			continue
+		fi
+		TREE_DIR=$d
+		break
+	done < "$TREES/$KERNEL.order"
+	rm -f "$TREES/$KERNEL.order"
 	if [ -z "$TREE_DIR" ]; then
 		n=0
 		while [ -e "$TREES/$KERNEL.$n" ]; do n=$((n + 1)); done
