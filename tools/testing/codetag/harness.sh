@@ -349,7 +349,8 @@ update_tree() {
 	apply_series "$new"
 	patched_files > "$new/.codetag-files"
 	if [ -d "$old" ]; then
-		cat "$new/.codetag-files" "$old/.codetag-files" 2>/dev/null |
+		{ cat "$new/.codetag-files"
+		  cat "$old/.codetag-files" 2>/dev/null || true; } |
 		sort -u | while read -r f; do
 			[ -f "$new/$f" ] || continue
 			if cmp -s "$old/$f" "$new/$f"; then
