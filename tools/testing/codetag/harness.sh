@@ -210,14 +210,14 @@ series_hash() {
 }
 
 # Unpack a pristine 6.1 tree into $1 (preserving mtimes, so rebuilds of a
-# re-extracted tree stay incremental). The object trees inside it (see
-# out_dir()) move to the new tree.
+# re-extracted tree stay incremental). The object trees inside it, or
+# inside tree $2 if given (see out_dir()), move to the new tree.
 unpack_pristine() {
-	local dest=$1 tmp o
+	local dest=$1 from=${2:-$1} tmp o
 	mkdir -p "$(dirname "$dest")"
 	tmp=$(mktemp -d "$(dirname "$dest")/unpack.XXXXXX")
 	tar -C "$tmp" -xJf "$TARBALL"
-	for o in "$dest"/out-*; do
+	for o in "$from"/out-*; do
 		[ -d "$o" ] && mv "$o" "$tmp/$TARDIR/"
 	done
 	rm -rf "$dest"
@@ -336,16 +336,12 @@ tree_select() {
 # a file the last series changed and this one does not is 6.1's again,
 # with 6.1's time, older than its objects: it gets the present time.
 update_tree() {
-	local dir=$1 new=$1/linux old=$1/old tmp o f
+	local new=$1/linux old=$1/old f
 	rm -rf "$old"
-	[ -d "$new" ] && mv "$new" "$old"
-	tmp=$(mktemp -d "$dir/unpack.XXXXXX")
-	tar -C "$tmp" -xJf "$TARBALL"
-	mv "$tmp/$TARDIR" "$new"
-	rmdir "$tmp"
-	for o in "$old"/out-*; do
-		[ -d "$o" ] && mv "$o" "$new/"
-	done
+	if [ -d "$new" ]; then
+		mv "$new" "$old"
+	fi
+	unpack_pristine "$new" "$old"
 	apply_series "$new"
 	patched_files > "$new/.codetag-files"
 	if [ -d "$old" ]; then
