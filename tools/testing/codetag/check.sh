@@ -411,6 +411,7 @@ errcode_check_layer() {
 	fi
 	errcode_check_tree "$B/linux" ""
 	err_name_check "$B/linux" ""
+	exports_check patches ""
 }
 
 # errcode_check_tree TREE LABEL: no ERR() code of TREE reaches a
@@ -449,6 +450,26 @@ err_name_check() {
 	else
 		fail "${2}ERR() reaches no header and none of the files with an ERR of their own"
 		echo "$bad" | head -10 | sed 's/^/#   includes <linux\/codetag\/err.h>: /'
+	fi
+}
+
+# exports_check DIR LABEL: every symbol the pristine kernel exports is
+# still exported once the series in DIR is applied: over its patches, no
+# symbol loses more EXPORT_SYMBOL*() lines than it gains (moved is fine),
+# but for an allocation function that becomes a macro over its exported
+# _noprof() form, as upstream's allocation profiling made them.
+exports_check() {
+	local lost
+	lost=$(cat "$ROOT/$1"/[0-9]*.patch |
+		sed -nE 's/^([-+])[[:space:]]*EXPORT_SYMBOL[A-Z_]*\([[:space:]]*([A-Za-z0-9_]+).*/\1 \2/p' |
+		awk '{ n[$2] += ($1 == "+") ? 1 : -1 }
+		     END { for (s in n) if (n[s] < 0 && n[s "_noprof"] <= 0) print s }' |
+		sort)
+	if [ -z "$lost" ]; then
+		pass "${2}$1 removes no export of the kernel it applies to"
+	else
+		fail "${2}$1 removes no export of the kernel it applies to"
+		echo "$lost" | sed 's/^/#   no longer exported: /'
 	fi
 }
 
@@ -591,6 +612,7 @@ static_612() {
 	docs_layer
 	errcode_check_tree "$tree" "6.12: "
 	err_name_check "$tree" "6.12: "
+	exports_check patches-6.12 "6.12: "
 	# One tool for both kernels, so that the tool layer's host tests
 	# cover the 6.12 series' copy too.
 	if diff -r "$B/linux/tools/codetag" "$tree/tools/codetag" \
