@@ -393,19 +393,19 @@ checkpatch_layer() {
 	done
 }
 
-# ERR() codes compared with plain errnos (errcode-check/): first on a
-# fixture whose every comparison the check must find (the lines marked
-# "finding: line N") and nothing else, then on the tree built here, where
-# it must find none.
+# ERR() codes compared with plain errnos, or handed on where no system
+# call return converts them (errcode-check/): first on a fixture whose
+# every finding the check must find (the lines marked "finding: line N")
+# and nothing else, then on the tree built here, where it must find none.
 errcode_check_layer() {
 	local dir=$HARNESS/errcode-check got want out rc
 	got=$(cd "$dir" && python3 errcode-check.py fixture | sed -n 's/^\([^#][^:]*:[0-9]*\):.*/\1/p')
 	want=$(grep -o 'finding: line [0-9]*' "$dir/fixture/fs/refuse.c" |
 	       sed 's|finding: line |fs/refuse.c:|')
 	if [ -n "$want" ] && [ "$got" = "$want" ]; then
-		pass "errcode-check finds each comparison of the fixture, and no other ($(echo $want | wc -w))"
+		pass "errcode-check finds each comparison and each hand-over of the fixture, and no other ($(echo $want | wc -w))"
 	else
-		fail "errcode-check finds each comparison of the fixture, and no other"
+		fail "errcode-check finds each comparison and each hand-over of the fixture, and no other"
 		echo "#   want: $(echo $want)"
 		echo "#   got:  $(echo $got)"
 	fi
@@ -415,16 +415,16 @@ errcode_check_layer() {
 }
 
 # errcode_check_tree TREE LABEL: no ERR() code of TREE reaches a
-# comparison with a plain errno.
+# comparison with a plain errno, or a boundary that hands it on.
 errcode_check_tree() {
 	local dir=$HARNESS/errcode-check out rc
 	out=$(cd "$1" && python3 "$dir/errcode-check.py" . 2>&1)
 	rc=$?
 	echo "$out" | grep '^# [0-9]' | sed 's/^/#   /'
 	if [ $rc -eq 0 ]; then
-		pass "${2}errcode-check: no ERR() code reaches a comparison with a plain errno"
+		pass "${2}errcode-check: no ERR() code reaches a comparison with a plain errno, or a boundary that hands it on"
 	else
-		fail "${2}errcode-check: no ERR() code reaches a comparison with a plain errno"
+		fail "${2}errcode-check: no ERR() code reaches a comparison with a plain errno, or a boundary that hands it on"
 		echo "$out" | grep -v '^# [0-9r]' | head -20 | sed 's/^/#   /'
 	fi
 }

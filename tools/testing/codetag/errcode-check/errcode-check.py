@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""errcode-check.py TREE: comparisons of ERR() codes with plain errnos.
+"""errcode-check.py TREE: ERR() codes compared with plain errnos, or handed on.
 
 A unique code made by ERR() counts as its class only for error_class() and
 error_matches(): "err == -EINVAL" is false for it. This finds, in a kernel
@@ -29,9 +29,17 @@ sites make.
    plain errno of a class the seeds make. It runs on the functions that
    call one of them and mention such an errno.
 
-Prints each finding as "FILE:LINE: ... compared with -ECLASS", then a
-summary line; exits 1 if there is any finding, or if Coccinelle could not
-check a file.
+4. The boundaries that hand an error number on without a system call
+   return, which converts codes (sink.cocci.in): a netlink error message,
+   a socket's sk_err, a mapping's writeback error (errseq), a fanotify
+   error event, nfsd's and the block layer's errno tables, ext4's error
+   record on disk. What any of the functions returned, handed to one of
+   them as it is, is a finding: it must pass error_class() first. These
+   are looked for in every file of the tree that calls one of the
+   functions, not only in the directories of step 2.
+
+Prints each finding as "FILE:LINE: ...", then a summary line; exits 1 if
+there is any finding, or if Coccinelle could not check a file.
 """
 import concurrent.futures
 import os
@@ -54,6 +62,14 @@ NOT_NAMES = {'if', 'for', 'while', 'switch', 'return', 'sizeof', 'defined',
              '__must_hold', '__no_sanitize_address', 'typeof', '__aligned'}
 
 
+# What hands an error number on outside a system call return (step 4);
+# a socket's sk_err is matched by the semantic patch itself.
+SINKS = ['netlink_ack', 'netlink_set_err', 'errseq_set', 'mapping_set_error',
+         'filemap_set_wb_err', 'fsnotify_sb_error', 'nfserrno',
+         'errno_to_blk_status', 'ext4_errno_to_code', '__ext4_error',
+         'ext4_error_err', '__ext4_error_inode', 'ext4_error_inode_err',
+         '__ext4_std_error', 'ext4_abort']
+
 CORE = ['fs/', 'init/', 'kernel/', 'mm/', 'security/', 'block/', 'ipc/',
         'net/core/', 'io_uring/']
 scope = list(CORE)
@@ -69,13 +85,19 @@ def grep_c_files(tree, args):
                   any(f.startswith(d) for d in scope))
 
 
-def c_files_with(tree, words):
-    """The .c files of TREE that contain any of WORDS as a word."""
+def c_files_with(tree, words, everywhere=False):
+    """The .c files of TREE (in scope, or EVERYWHERE) that contain any of
+    WORDS as a word."""
     if not words:
         return []
     with tempfile.NamedTemporaryFile('w', delete=False) as t:
         t.write('\n'.join(sorted(words)) + '\n')
+    if everywhere:
+        saved = scope[:]
+        scope[:] = ['']
     files = grep_c_files(tree, ['-wF', '-f', t.name])
+    if everywhere:
+        scope[:] = saved
     os.unlink(t.name)
     return files
 
@@ -260,15 +282,40 @@ def main():
                     findings.add((w[1], w[2]))
                 elif w and w[0] == 'FAILED':
                     failed.append(line)
+    # Step 4: the files anywhere that call one of them and name a sink.
+    sink_word = re.compile(alternation(SINKS) + r'|\bsk_err\b')
+    sink_todo = [path for path in c_files_with(tree, names | fields, True)
+                 if sink_word.search(open(os.path.join(tree, path),
+                                          errors='replace').read())]
+    text = open(os.path.join(HERE, 'sink.cocci.in')).read()
+    text = text.replace('@NAMES@', '^(' + '|'.join(sorted(names)) + ')$')
+    text = text.replace('@FIELDS@', '^(' + '|'.join(sorted(fields)) + ')$')
+    text = text.replace('@SINKS@', '^(' + '|'.join(sorted(SINKS)) + ')$')
+    handed = set()
+    with concurrent.futures.ThreadPoolExecutor(JOBS) as pool:
+        for lines in pool.map(lambda p: spatch(tree, text, p), sink_todo):
+            for line in lines:
+                w = line.split()
+                if len(w) == 2 and w[0] == 'SINK':
+                    handed.add(w[1])
+                elif w and w[0] == 'FAILED':
+                    failed.append(line)
+
     for where, cls in sorted(findings):
         print('%s: a code ERR() may have made is compared with %s: use error_matches()' %
               (where, cls))
+    for where in sorted(handed):
+        print('%s: a code ERR() may have made is handed on where no system '
+              'call return converts it: pass it through error_class()' % where)
     for line in failed:
         print('# Coccinelle could not check %s' % line[7:])
     print('# %d functions and %d operation fields may return ERR() codes; '
           '%d files checked; %d comparisons with a plain errno' %
           (len(names), len(fields), len(todo), len(findings)))
-    return 1 if findings or failed else 0
+    print('# %d files that call them and name a boundary (%s, sk_err) '
+          'checked; %d codes handed on' %
+          (len(sink_todo), ', '.join(SINKS), len(handed)))
+    return 1 if findings or handed or failed else 0
 
 
 if __name__ == '__main__':
