@@ -75,14 +75,14 @@ CORE = ['fs/', 'init/', 'kernel/', 'mm/', 'security/', 'block/', 'ipc/',
 scope = list(CORE)
 
 
-def grep_c_files(tree, args):
-    """The .c files of TREE in scope that grep finds."""
+def grep_c_files(tree, args, dirs=None):
+    """The .c files of TREE in scope (or in DIRS) that grep finds."""
     out = subprocess.run(['grep', '-rl', '--include=*.c', '--exclude-dir=out-*'] +
                          args + ['.'], cwd=tree, capture_output=True,
                          text=True).stdout
     files = (f[2:] for f in out.split())
     return sorted(f for f in files if not f.startswith(SKIP) and
-                  any(f.startswith(d) for d in scope))
+                  any(f.startswith(d) for d in (scope if dirs is None else dirs)))
 
 
 def c_files_with(tree, words, everywhere=False):
@@ -92,12 +92,8 @@ def c_files_with(tree, words, everywhere=False):
         return []
     with tempfile.NamedTemporaryFile('w', delete=False) as t:
         t.write('\n'.join(sorted(words)) + '\n')
-    if everywhere:
-        saved = scope[:]
-        scope[:] = ['']
-    files = grep_c_files(tree, ['-wF', '-f', t.name])
-    if everywhere:
-        scope[:] = saved
+    files = grep_c_files(tree, ['-wF', '-f', t.name],
+                         [''] if everywhere else None)
     os.unlink(t.name)
     return files
 
@@ -188,6 +184,17 @@ def spatch(tree, text, path):
     return lines
 
 
+def run_cocci(tree, template, files, words):
+    """Each output line of the semantic patch TEMPLATE, its @KEY@s
+    replaced by the alternation of WORDS[KEY], on each of FILES."""
+    text = open(os.path.join(HERE, template)).read()
+    for key, names in words.items():
+        text = text.replace('@%s@' % key, '^(' + '|'.join(sorted(names)) + ')$')
+    with concurrent.futures.ThreadPoolExecutor(JOBS) as pool:
+        for lines in pool.map(lambda p: spatch(tree, text, p), files):
+            yield from lines
+
+
 def seed_re(tree):
     """What makes ERR() codes in TREE: ERR() itself, and the helpers of
     <linux/fs_context.h> where that header builds them on it (a tree
@@ -269,37 +276,28 @@ def main():
                 for c in case.finditer(body, m.end(), end):
                     line = first + body.count('\n', 0, c.start())
                     findings.add(('%s:%d' % (path, line), '-' + c.group(1)))
-    text = open(os.path.join(HERE, 'compare.cocci.in')).read()
-    text = text.replace('@NAMES@', '^(' + '|'.join(sorted(names)) + ')$')
-    text = text.replace('@FIELDS@', '^(' + '|'.join(sorted(fields)) + ')$')
-    text = text.replace('@CLASSES@', '^(' + '|'.join(sorted(classes)) + ')$')
     failed = []
-    with concurrent.futures.ThreadPoolExecutor(JOBS) as pool:
-        for lines in pool.map(lambda p: spatch(tree, text, p), todo):
-            for line in lines:
-                w = line.split()
-                if len(w) == 3 and w[0] == 'CMP':
-                    findings.add((w[1], w[2]))
-                elif w and w[0] == 'FAILED':
-                    failed.append(line)
+    for line in run_cocci(tree, 'compare.cocci.in', todo,
+                          {'NAMES': names, 'FIELDS': fields,
+                           'CLASSES': classes}):
+        w = line.split()
+        if len(w) == 3 and w[0] == 'CMP':
+            findings.add((w[1], w[2]))
+        elif w and w[0] == 'FAILED':
+            failed.append(line)
     # Step 4: the files anywhere that call one of them and name a sink.
     sink_word = re.compile(alternation(SINKS) + r'|\bsk_err\b')
     sink_todo = [path for path in c_files_with(tree, names | fields, True)
                  if sink_word.search(open(os.path.join(tree, path),
                                           errors='replace').read())]
-    text = open(os.path.join(HERE, 'sink.cocci.in')).read()
-    text = text.replace('@NAMES@', '^(' + '|'.join(sorted(names)) + ')$')
-    text = text.replace('@FIELDS@', '^(' + '|'.join(sorted(fields)) + ')$')
-    text = text.replace('@SINKS@', '^(' + '|'.join(sorted(SINKS)) + ')$')
     handed = set()
-    with concurrent.futures.ThreadPoolExecutor(JOBS) as pool:
-        for lines in pool.map(lambda p: spatch(tree, text, p), sink_todo):
-            for line in lines:
-                w = line.split()
-                if len(w) == 2 and w[0] == 'SINK':
-                    handed.add(w[1])
-                elif w and w[0] == 'FAILED':
-                    failed.append(line)
+    for line in run_cocci(tree, 'sink.cocci.in', sink_todo,
+                          {'NAMES': names, 'FIELDS': fields, 'SINKS': SINKS}):
+        w = line.split()
+        if len(w) == 2 and w[0] == 'SINK':
+            handed.add(w[1])
+        elif w and w[0] == 'FAILED':
+            failed.append(line)
 
     for where, cls in sorted(findings):
         print('%s: a code ERR() may have made is compared with %s: use error_matches()' %
